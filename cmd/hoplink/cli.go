@@ -1,0 +1,533 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/urfave/cli/v2"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/app"
+	"github.com/hoplink/hoplink/org"
+)
+
+// cliEnv carries the streams of one run, so tests can capture them.
+type cliEnv struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print exactly one JSON document on standard output"}
+
+func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
+	env := &cliEnv{stdout: stdout, stderr: stderr, stdin: stdin}
+	return &cli.App{
+		Name:      "hoplink",
+		Usage:     "self-hostable deep links: the admin CLI and the all-in-one server",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Reader:    stdin,
+		// Errors are printed by the commands themselves (with --json as an envelope).
+		ExitErrHandler: func(*cli.Context, error) {},
+		Commands: []*cli.Command{
+			env.serveCommand(),
+			env.migrateCommand(),
+			env.orgCommand(),
+			env.keyCommand(),
+			env.userCommand(),
+			env.memberCommand(),
+		},
+	}
+}
+
+// run wraps a command action: it builds the Config, opens the database for
+// the CLI, and prints a failure as text on stderr or, with --json, as the
+// error envelope on stdout.
+func (e *cliEnv) run(fn func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error)) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		err := func() error {
+			cfg, err := app.ConfigFromCLI(c)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(c.Context, time.Minute)
+			defer cancel()
+			c.Context = ctx
+			ops, err := app.OpenOps(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer ops.Close()
+			doc, text, err := fn(c, ops)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(doc)
+			}
+			text(e.stdout)
+			return nil
+		}()
+		if err != nil {
+			e.fail(c, err)
+		}
+		return err
+	}
+}
+
+func (e *cliEnv) fail(c *cli.Context, err error) {
+	if c.Bool("json") {
+		_, body := httpapi.Envelope(err)
+		if _, ok := errcode.As(err); !ok && errcode.CodeOf(err) == errcode.InternalError {
+			body = map[string]any{"error": map[string]any{"code": errcode.InternalError, "message": err.Error()}}
+		}
+		_ = json.NewEncoder(e.stdout).Encode(body)
+	}
+	if ce, ok := errcode.As(err); ok {
+		fmt.Fprintf(e.stderr, "hoplink: %s", ce.Message)
+		for _, f := range ce.Fields {
+			if !strings.HasPrefix(ce.Message, f.Field+":") {
+				fmt.Fprintf(e.stderr, "; %s: %s", f.Field, f.Message)
+			}
+		}
+		fmt.Fprintln(e.stderr)
+		return
+	}
+	fmt.Fprintf(e.stderr, "hoplink: %v\n", err)
+}
+
+func parseID(s, what string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return uuid.Nil, errcode.Newf(errcode.InvalidID, "%s %q is not a valid UUID", what, s)
+	}
+	return id, nil
+}
+
+func oneArg(c *cli.Context, name string) (string, error) {
+	if c.NArg() != 1 {
+		return "", errcode.Newf(errcode.ValidationError, "expected exactly one argument: %s", name)
+	}
+	return c.Args().First(), nil
+}
+
+func (e *cliEnv) serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the API, link domains and auth endpoints on one listener (migrates SQLite on start)",
+		Flags: append(app.Flags(true),
+			&cli.BoolFlag{Name: "no-bootstrap", Usage: "do not create a first organization and key on an empty database"},
+		),
+		Action: func(c *cli.Context) error {
+			cfg, err := app.ConfigFromCLI(c)
+			if err != nil {
+				fmt.Fprintf(e.stderr, "hoplink: %v\n", err)
+				return err
+			}
+			opts := app.Options(cfg, app.StoreOptions{Migrate: !cfg.IsPostgres()},
+				app.ServeAll(app.BootstrapOptions{Enabled: !c.Bool("no-bootstrap"), Out: e.stdout}))
+			if err := app.Run(opts); err != nil {
+				fmt.Fprintf(e.stderr, "hoplink: %v\n", err)
+				return err
+			}
+			return nil
+		},
+	}
+}
+
+func (e *cliEnv) migrateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "migrate",
+		Usage: "apply pending database migrations",
+		Flags: opFlags(jsonFlag),
+		Action: func(c *cli.Context) error {
+			// OpenOps migrates SQLite itself; run Migrate again to report
+			// what it applied on PostgreSQL (and nothing on SQLite).
+			return e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+				names, err := ops.Migrate(c.Context)
+				if err != nil {
+					return nil, nil, err
+				}
+				if names == nil {
+					names = []string{}
+				}
+				return map[string]any{"applied": names}, func(w io.Writer) {
+					if len(names) == 0 {
+						fmt.Fprintln(w, "The database is up to date.")
+						return
+					}
+					fmt.Fprintf(w, "Applied %d migrations: %s\n", len(names), strings.Join(names, ", "))
+				}, nil
+			})(c)
+		},
+	}
+}
+
+type orgCreated struct {
+	Organization *org.Organization `json:"organization"`
+	APIKey       *auth.IssuedKey   `json:"api_key"`
+}
+
+type dataDoc[T any] struct {
+	Data []T `json:"data"`
+}
+
+func printOrg(w io.Writer, o *org.Organization) {
+	fmt.Fprintf(w, "id:                   %s\nname:                 %s\nslug:                 %s\nplan:                 %s\nmonthly_click_limit:  %d\nbilling_period_start: %s\ncreated_at:           %s\n",
+		o.ID, o.Name, o.Slug, o.Plan, o.MonthlyClickLimit, o.BillingPeriodStart.Format(time.RFC3339), o.CreatedAt.Format(time.RFC3339))
+}
+
+func (e *cliEnv) orgCommand() *cli.Command {
+	planUsage := "free, starter, growth or scale"
+	return &cli.Command{
+		Name:  "org",
+		Usage: "manage organizations",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "create",
+				Usage: "create an organization and its bootstrap API key (every requestable scope, no creator)",
+				Flags: opFlags(
+					&cli.StringFlag{Name: "name", Required: true, Usage: "the organization's name"},
+					&cli.StringFlag{Name: "plan", Value: "free", Usage: planUsage},
+					jsonFlag,
+				),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					o, key, err := ops.Orgs.Create(c.Context, c.String("name"), org.Plan(c.String("plan")))
+					if err != nil {
+						return nil, nil, err
+					}
+					return orgCreated{Organization: o, APIKey: key}, func(w io.Writer) {
+						printOrg(w, o)
+						fmt.Fprintf(w, "\nBootstrap API key (shown only this once):\n\n    %s\n", key.RawKey)
+					}, nil
+				}),
+			},
+			{
+				Name:  "list",
+				Usage: "list organizations",
+				Flags: opFlags(jsonFlag),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					orgs, err := ops.Orgs.List(c.Context)
+					if err != nil {
+						return nil, nil, err
+					}
+					if orgs == nil {
+						orgs = []org.Organization{}
+					}
+					return dataDoc[org.Organization]{Data: orgs}, func(w io.Writer) {
+						tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+						fmt.Fprintln(tw, "ID\tNAME\tSLUG\tPLAN")
+						for _, o := range orgs {
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", o.ID, o.Name, o.Slug, o.Plan)
+						}
+						tw.Flush()
+					}, nil
+				}),
+			},
+			{
+				Name:      "get",
+				Usage:     "show an organization",
+				ArgsUsage: "ID",
+				Flags:     opFlags(jsonFlag),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					arg, err := oneArg(c, "ID")
+					if err != nil {
+						return nil, nil, err
+					}
+					id, err := parseID(arg, "organization id")
+					if err != nil {
+						return nil, nil, err
+					}
+					o, err := ops.Orgs.ByID(c.Context, id)
+					if err != nil {
+						return nil, nil, err
+					}
+					return o, func(w io.Writer) { printOrg(w, o) }, nil
+				}),
+			},
+			{
+				Name:      "set-plan",
+				Usage:     "move an organization to another plan (" + planUsage + ")",
+				ArgsUsage: "ID PLAN",
+				Flags:     opFlags(jsonFlag),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					if c.NArg() != 2 {
+						return nil, nil, errcode.New(errcode.ValidationError, "expected two arguments: ID PLAN")
+					}
+					id, err := parseID(c.Args().Get(0), "organization id")
+					if err != nil {
+						return nil, nil, err
+					}
+					o, err := ops.Orgs.SetPlan(c.Context, id, org.Plan(c.Args().Get(1)))
+					if err != nil {
+						return nil, nil, err
+					}
+					return o, func(w io.Writer) { printOrg(w, o) }, nil
+				}),
+			},
+		},
+	}
+}
+
+func printKey(w io.Writer, k *auth.Key) {
+	scopes := make([]string, len(k.Scopes))
+	for i, s := range k.Scopes {
+		scopes[i] = string(s)
+	}
+	fmt.Fprintf(w, "id:         %s\ntype:       %s\nname:       %s\nkey_prefix: %s\nscopes:     %s\n", k.ID, k.Type, k.Name, k.Prefix, strings.Join(scopes, ","))
+	if k.AppID != nil {
+		fmt.Fprintf(w, "app_id:     %s\n", k.AppID)
+	}
+	if k.CreatedBy != nil {
+		fmt.Fprintf(w, "created_by: %s\n", k.CreatedBy)
+	}
+	if k.ExpiresAt != nil {
+		fmt.Fprintf(w, "expires_at: %s\n", k.ExpiresAt.Format(time.RFC3339))
+	}
+}
+
+func (e *cliEnv) keyCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "key",
+		Usage: "manage API and SDK keys",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "create",
+				Usage: "create an API key (--scopes) or an SDK key (--type sdk); the raw key is shown once",
+				Flags: opFlags(
+					&cli.StringFlag{Name: "org", Required: true, Usage: "organization id"},
+					&cli.StringFlag{Name: "name", Required: true, Usage: "key name (1 to 100 characters)"},
+					&cli.StringFlag{Name: "scopes", Usage: "comma-separated scopes of an API key"},
+					&cli.StringFlag{Name: "type", Value: "api", Usage: "api or sdk"},
+					&cli.StringFlag{Name: "app", Usage: "app id an SDK key is tied to"},
+					&cli.StringFlag{Name: "expires-at", Usage: "RFC 3339 expiry of an API key"},
+					&cli.StringFlag{Name: "created-by", Usage: "user id of the member the key acts for (the role layer then applies)"},
+					&cli.BoolFlag{Name: "test", Usage: "make a svc_test_ key"},
+					jsonFlag,
+				),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					orgID, err := parseID(c.String("org"), "--org")
+					if err != nil {
+						return nil, nil, err
+					}
+					in := auth.CreateKeyInput{Name: c.String("name"), Type: auth.KeyType(c.String("type")), Test: c.Bool("test")}
+					for _, s := range strings.Split(c.String("scopes"), ",") {
+						if s = strings.TrimSpace(s); s != "" {
+							in.Scopes = append(in.Scopes, auth.Scope(s))
+						}
+					}
+					if v := c.String("app"); v != "" {
+						id, err := parseID(v, "--app")
+						if err != nil {
+							return nil, nil, err
+						}
+						in.AppID = &id
+					}
+					if v := c.String("expires-at"); v != "" {
+						t, err := time.Parse(time.RFC3339, v)
+						if err != nil {
+							return nil, nil, errcode.Field("expires_at", "must be an RFC 3339 date-time")
+						}
+						in.ExpiresAt = &t
+					}
+					var createdBy *uuid.UUID
+					if v := c.String("created-by"); v != "" {
+						id, err := parseID(v, "--created-by")
+						if err != nil {
+							return nil, nil, err
+						}
+						createdBy = &id
+					}
+					k, err := ops.CreateKey(c.Context, orgID, createdBy, in)
+					if err != nil {
+						return nil, nil, err
+					}
+					return k, func(w io.Writer) {
+						printKey(w, &k.Key)
+						fmt.Fprintf(w, "\nRaw key (shown only this once):\n\n    %s\n", k.RawKey)
+					}, nil
+				}),
+			},
+			{
+				Name:  "list",
+				Usage: "list the keys of an organization (never their raw values)",
+				Flags: opFlags(&cli.StringFlag{Name: "org", Required: true, Usage: "organization id"}, jsonFlag),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					orgID, err := parseID(c.String("org"), "--org")
+					if err != nil {
+						return nil, nil, err
+					}
+					keys, err := ops.ListKeys(c.Context, orgID)
+					if err != nil {
+						return nil, nil, err
+					}
+					if keys == nil {
+						keys = []auth.Key{}
+					}
+					return dataDoc[auth.Key]{Data: keys}, func(w io.Writer) {
+						tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+						fmt.Fprintln(tw, "ID\tTYPE\tNAME\tSCOPES")
+						for _, k := range keys {
+							scopes := make([]string, len(k.Scopes))
+							for i, s := range k.Scopes {
+								scopes[i] = string(s)
+							}
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.ID, k.Type, k.Name, strings.Join(scopes, ","))
+						}
+						tw.Flush()
+					}, nil
+				}),
+			},
+			{
+				Name:      "revoke",
+				Usage:     "revoke (delete) a key for good",
+				ArgsUsage: "ID",
+				Flags:     opFlags(jsonFlag),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					arg, err := oneArg(c, "ID")
+					if err != nil {
+						return nil, nil, err
+					}
+					id, err := parseID(arg, "key id")
+					if err != nil {
+						return nil, nil, err
+					}
+					k, err := ops.RevokeKey(c.Context, id)
+					if err != nil {
+						return nil, nil, err
+					}
+					return map[string]any{"id": k.ID, "revoked": true}, func(w io.Writer) {
+						fmt.Fprintf(w, "Revoked key %s (%s).\n", k.ID, k.Name)
+					}, nil
+				}),
+			},
+		},
+	}
+}
+
+type userDoc struct {
+	ID        uuid.UUID `json:"id"`
+	Email     string    `json:"email"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type memberDoc struct {
+	OrgID    uuid.UUID `json:"org_id"`
+	UserID   uuid.UUID `json:"user_id"`
+	Email    string    `json:"email"`
+	Role     auth.Role `json:"role"`
+	JoinedAt time.Time `json:"joined_at"`
+}
+
+func (e *cliEnv) userCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "user",
+		Usage: "manage users",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "create",
+				Usage: "create a user; the password is read from standard input",
+				Flags: opFlags(
+					&cli.StringFlag{Name: "email", Required: true, Usage: "the user's email"},
+					&cli.BoolFlag{Name: "password-stdin", Required: true, Usage: "read the password from standard input (first line)"},
+					jsonFlag,
+				),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					password, err := readPassword(e.stdin)
+					if err != nil {
+						return nil, nil, err
+					}
+					u, err := ops.Orgs.CreateUser(c.Context, c.String("email"), password)
+					if err != nil {
+						return nil, nil, err
+					}
+					return userDoc{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt}, func(w io.Writer) {
+						fmt.Fprintf(w, "Created user %s (%s).\n", u.Email, u.ID)
+					}, nil
+				}),
+			},
+		},
+	}
+}
+
+func readPassword(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, 4096))
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return "", errcode.Field("password", "standard input held no password")
+	}
+	return line, nil
+}
+
+func (e *cliEnv) memberCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "member",
+		Usage: "manage organization members",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "add",
+				Usage: "make a user a member of an organization",
+				Flags: opFlags(
+					&cli.StringFlag{Name: "org", Required: true, Usage: "organization id"},
+					&cli.StringFlag{Name: "email", Required: true, Usage: "the user's email"},
+					&cli.StringFlag{Name: "role", Required: true, Usage: "owner, admin or member"},
+					jsonFlag,
+				),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					orgID, err := parseID(c.String("org"), "--org")
+					if err != nil {
+						return nil, nil, err
+					}
+					m, err := ops.Orgs.AddMember(c.Context, orgID, c.String("email"), auth.Role(c.String("role")))
+					if err != nil {
+						return nil, nil, err
+					}
+					return memberDoc{OrgID: m.OrgID, UserID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: m.CreatedAt}, func(w io.Writer) {
+						fmt.Fprintf(w, "Added %s to %s as %s.\n", m.Email, m.OrgID, m.Role)
+					}, nil
+				}),
+			},
+			{
+				Name:  "remove",
+				Usage: "remove a user from an organization; the keys the user created stop working",
+				Flags: opFlags(
+					&cli.StringFlag{Name: "org", Required: true, Usage: "organization id"},
+					&cli.StringFlag{Name: "email", Required: true, Usage: "the user's email"},
+					jsonFlag,
+				),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					orgID, err := parseID(c.String("org"), "--org")
+					if err != nil {
+						return nil, nil, err
+					}
+					email := c.String("email")
+					if err := ops.Orgs.RemoveMember(c.Context, orgID, email); err != nil {
+						return nil, nil, err
+					}
+					return map[string]any{"org_id": orgID, "email": strings.ToLower(strings.TrimSpace(email)), "removed": true}, func(w io.Writer) {
+						fmt.Fprintf(w, "Removed %s from %s.\n", email, orgID)
+					}, nil
+				}),
+			},
+		},
+	}
+}
+
+// opFlags returns the operator flags followed by a command's own flags.
+func opFlags(own ...cli.Flag) []cli.Flag {
+	return append(app.Flags(false), own...)
+}

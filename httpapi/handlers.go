@@ -1,0 +1,170 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+)
+
+// pathID returns the path parameter name as a UUID, or 400 INVALID_ID. The
+// endpoints it serves take no query parameters, so any is refused.
+func pathID(req bunrouter.Request, name string) (uuid.UUID, error) {
+	if err := noQuery(req); err != nil {
+		return uuid.Nil, err
+	}
+	s := req.Param(name)
+	id, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return uuid.Nil, errcode.Newf(errcode.InvalidID, "%s is not a valid UUID", name)
+	}
+	return id, nil
+}
+
+// noQuery refuses any query parameter on an endpoint that takes none.
+func noQuery(req bunrouter.Request) error {
+	q := req.URL.Query()
+	if len(q) == 0 {
+		return nil
+	}
+	var fields []errcode.FieldError
+	for name := range q {
+		fields = append(fields, errcode.FieldError{Field: name, Message: "is not a known query parameter"})
+	}
+	return errcode.Validation(fields...)
+}
+
+func principal(req bunrouter.Request) *auth.Principal {
+	return PrincipalFrom(req.Context())
+}
+
+type keyList struct {
+	Data []auth.Key `json:"data"`
+}
+
+func (a *API) createKey(w http.ResponseWriter, req bunrouter.Request) error {
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	var in auth.CreateKeyInput
+	if err := decode(req.Request, &in); err != nil {
+		return err
+	}
+	k, err := a.opts.Keys.Create(req.Context(), principal(req), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, k)
+	return nil
+}
+
+func (a *API) listKeys(w http.ResponseWriter, req bunrouter.Request) error {
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	keys, err := a.opts.Keys.List(req.Context(), principal(req))
+	if err != nil {
+		return err
+	}
+	if keys == nil {
+		keys = []auth.Key{}
+	}
+	writeJSON(w, http.StatusOK, keyList{Data: keys})
+	return nil
+}
+
+func (a *API) getKey(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	k, err := a.opts.Keys.Get(req.Context(), principal(req), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, k)
+	return nil
+}
+
+func (a *API) deleteKey(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	if err := a.opts.Keys.Revoke(req.Context(), principal(req), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (a *API) getOrganization(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	o, err := a.opts.Orgs.Get(req.Context(), principal(req), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, o)
+	return nil
+}
+
+func (a *API) deleteOrganization(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	var confirmation *string
+	if vals, ok := req.Header["X-Confirmation-Name"]; ok && len(vals) > 0 {
+		confirmation = &vals[0]
+	}
+	o, err := a.opts.Orgs.Delete(req.Context(), principal(req), id, confirmation)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, o)
+	return nil
+}
+
+type sdkValidation struct {
+	Valid bool   `json:"valid"`
+	OrgID string `json:"org_id"`
+}
+
+// validateSDK answers GET /v1/sdk/validate, callable with an SDK or API key.
+func (a *API) validateSDK(w http.ResponseWriter, req bunrouter.Request) error {
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	p := principal(req)
+	writeJSON(w, http.StatusOK, sdkValidation{Valid: true, OrgID: p.OrgID.String()})
+	return nil
+}
+
+type health struct {
+	Status string `json:"status"`
+}
+
+func (a *API) healthz(w http.ResponseWriter, req bunrouter.Request) error {
+	writeJSON(w, http.StatusOK, health{Status: "ok"})
+	return nil
+}
+
+func (a *API) readyz(w http.ResponseWriter, req bunrouter.Request) error {
+	if a.opts.Ready != nil {
+		if err := a.opts.Ready(req.Context()); err != nil {
+			a.log.WarnContext(req.Context(), "not ready", "err", err)
+			w.Header().Set("Retry-After", RetryAfterUnavailable)
+			writeJSON(w, http.StatusServiceUnavailable, errorBody{Error: errorObject{
+				Code: errcode.ServiceUnavailable, Message: "the database cannot be reached"}})
+			return nil
+		}
+	}
+	writeJSON(w, http.StatusOK, health{Status: "ready"})
+	return nil
+}

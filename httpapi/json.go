@@ -1,0 +1,164 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hoplink/hoplink/errcode"
+)
+
+// MaxBodyBytes is the largest request body accepted (1 MiB).
+const MaxBodyBytes = 1 << 20
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"INTERNAL_ERROR","message":"an unexpected error occurred"}}` + "\n")
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// decode reads r's JSON body into dst, a pointer to a struct, strictly: the
+// body must be one JSON object of at most MaxBodyBytes, with no field that
+// dst lacks and every value of the right type. Failures are
+// VALIDATION_ERROR with details.fields naming each field, or
+// PAYLOAD_TOO_LARGE.
+func decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB")
+		}
+		return errcode.Field("body", "could not be read")
+	}
+	return decodeBytes(body, dst)
+}
+
+func decodeBytes(body []byte, dst any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errcode.Field("body", "a JSON object is required")
+	}
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return errcode.Field("body", "must be a JSON object")
+	}
+	if dec.More() {
+		return errcode.Field("body", "must hold one JSON object only")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errcode.Field("body", "must hold one JSON object only")
+	}
+
+	fields := jsonFields(reflect.TypeOf(dst).Elem())
+	v := reflect.ValueOf(dst).Elem()
+	var errs []errcode.FieldError
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		idx, ok := fields[name]
+		if !ok {
+			errs = append(errs, errcode.FieldError{Field: name, Message: "is not a known field"})
+			continue
+		}
+		fv := v.FieldByIndex(idx)
+		d := json.NewDecoder(bytes.NewReader(raw[name]))
+		d.DisallowUnknownFields()
+		if err := d.Decode(fv.Addr().Interface()); err != nil {
+			errs = append(errs, fieldError(name, err))
+		}
+	}
+	if len(errs) > 0 {
+		return errcode.Validation(errs...)
+	}
+	return nil
+}
+
+func fieldError(name string, err error) errcode.FieldError {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		field := name
+		if typeErr.Field != "" {
+			field = name + "." + typeErr.Field
+		}
+		return errcode.FieldError{Field: field, Message: "must be " + describeType(typeErr.Type)}
+	}
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		return errcode.FieldError{Field: name + "." + strings.Trim(rest, `"`), Message: "is not a known field"}
+	}
+	if strings.Contains(msg, "parsing time") {
+		return errcode.FieldError{Field: name, Message: "must be an RFC 3339 date-time"}
+	}
+	if strings.Contains(msg, "invalid UUID") {
+		return errcode.FieldError{Field: name, Message: "must be a UUID"}
+	}
+	return errcode.FieldError{Field: name, Message: "has an invalid value"}
+}
+
+func describeType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "of another type"
+}
+
+var fieldCache sync.Map // reflect.Type -> map[string][]int
+
+// jsonFields maps the JSON names of struct type t's fields (embedded structs
+// included) to their field indexes.
+func jsonFields(t reflect.Type) map[string][]int {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string][]int)
+	}
+	m := map[string][]int{}
+	for _, f := range reflect.VisibleFields(t) {
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		m[name] = f.Index
+	}
+	fieldCache.Store(t, m)
+	return m
+}

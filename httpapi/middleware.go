@@ -1,0 +1,165 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"slices"
+	"strconv"
+
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/ratelimit"
+)
+
+var (
+	errNotFound         = errcode.New(errcode.NotFound, "no such resource")
+	errMethodNotAllowed = errcode.New(errcode.MethodNotAllowed, "this method is not allowed here")
+	errSDKRoute         = errcode.New(errcode.SDKKeyRouteForbidden, "SDK keys may call only the SDK routes")
+	errRateLimited      = errcode.New(errcode.RateLimitExceeded, "too many requests; retry after the time in Retry-After")
+)
+
+type ctxKey int
+
+const (
+	principalKey ctxKey = iota
+	requestIDKey
+	clientIPKey
+)
+
+// PrincipalFrom returns the authenticated principal of a request's context.
+func PrincipalFrom(ctx context.Context) *auth.Principal {
+	p, _ := ctx.Value(principalKey).(*auth.Principal)
+	return p
+}
+
+// RequestID returns the request id of a request's context.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// ClientIPFrom returns the client address of a request's context.
+func ClientIPFrom(ctx context.Context) netip.Addr {
+	a, _ := ctx.Value(clientIPKey).(netip.Addr)
+	return a
+}
+
+// requestID gives every request an id, kept from a well-formed X-Request-Id
+// header or made anew, echoes it, and records the client address.
+func (a *API) requestID(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
+	return func(w http.ResponseWriter, req bunrouter.Request) error {
+		id := req.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		ip := ClientIP(req.RemoteAddr, req.Header.Values("X-Forwarded-For"), a.opts.TrustedProxies)
+		ctx := context.WithValue(req.Context(), requestIDKey, id)
+		ctx = context.WithValue(ctx, clientIPKey, ip)
+		return next(w, req.WithContext(ctx))
+	}
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// recoverer turns a panic into 500 INTERNAL_ERROR and logs it with its stack.
+func (a *API) recoverer(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
+	return func(w http.ResponseWriter, req bunrouter.Request) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				a.log.ErrorContext(req.Context(), "panic serving request", "path", req.URL.Path,
+					"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				WriteError(w, req.Request, nil, errcode.New(errcode.InternalError, "an unexpected error occurred"))
+				err = nil
+			}
+		}()
+		return next(w, req)
+	}
+}
+
+// authenticate authenticates a /v1 request, refuses SDK keys outside the SDK
+// routes, applies the rate limits and sets their headers. A request without
+// a valid key is limited per client IP before it is refused with 401.
+func (a *API) authenticate(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
+	return func(w http.ResponseWriter, req bunrouter.Request) error {
+		route := req.Route()
+		if allow := a.allowed(route); !slices.Contains(allow, req.Method) {
+			if a.anonymousLimit(w, req.Request) {
+				writeMethodNotAllowed(w, req.Request, allow)
+			}
+			return nil
+		}
+		ctx := req.Context()
+		ip := ClientIPFrom(ctx)
+		p, err := a.opts.Authenticator.AuthenticateHeader(ctx, req.Header.Get("Authorization"))
+		if err != nil {
+			// Without a valid key (or when it cannot be checked) the client
+			// IP's allowance applies.
+			if a.limit(w, req.Request, "ip:"+ip.String(), AnonymousRule) {
+				WriteError(w, req.Request, a.log, err)
+			}
+			return nil
+		}
+		sdkRoute := a.isSDKRoute(req.Method, route)
+		bucket, rule := "key:"+p.KeyID.String(), KeyRule
+		if sdkRoute {
+			bucket, rule = "sdk:"+p.KeyID.String()+":"+ip.String(), SDKRule
+		}
+		if !a.limit(w, req.Request, bucket, rule) {
+			return nil
+		}
+		if p.Type == auth.KeyTypeSDK && !sdkRoute {
+			WriteError(w, req.Request, a.log, errSDKRoute)
+			return nil
+		}
+		return next(w, req.WithContext(context.WithValue(ctx, principalKey, p)))
+	}
+}
+
+// limit counts the request against bucket, sets the rate-limit headers and,
+// when the bucket is spent, writes 429 and returns false. A limiter that
+// fails lets the request through (and logs), so a Redis outage does not take
+// the API down.
+func (a *API) limit(w http.ResponseWriter, r *http.Request, bucket string, rule ratelimit.Rule) bool {
+	if a.opts.Limiter == nil {
+		return true
+	}
+	res, err := a.opts.Limiter.Allow(r.Context(), bucket, rule)
+	if err != nil {
+		a.log.WarnContext(r.Context(), "rate limiter failed; letting the request through", "err", err)
+		return true
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.Itoa(res.ResetSeconds()))
+	if !res.Allowed {
+		h.Set("Retry-After", strconv.Itoa(res.RetryAfterSeconds()))
+		WriteError(w, r, nil, errRateLimited)
+		return false
+	}
+	return true
+}

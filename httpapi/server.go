@@ -1,0 +1,183 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/ratelimit"
+)
+
+// Rate-limit rules (SPEC.md, Limits).
+var (
+	// KeyRule limits each key on every route but the SDK routes.
+	KeyRule = ratelimit.Rule{Limit: 60, Window: time.Minute}
+	// SDKRule limits each key per client IP on the SDK routes.
+	SDKRule = ratelimit.Rule{Limit: 60, Window: time.Minute}
+	// AnonymousRule limits requests without a valid key per client IP.
+	AnonymousRule = ratelimit.Rule{Limit: 60, Window: time.Minute}
+)
+
+// Options configure the API handler. Services left nil leave their routes out.
+type Options struct {
+	// Authenticator authenticates every /v1 request; nil serves /healthz and
+	// /readyz alone.
+	Authenticator *auth.Authenticator
+	// Keys serves /v1/keys.
+	Keys *auth.Keys
+	// Orgs serves /v1/organizations.
+	Orgs *org.Service
+	// Limiter enforces the rate limits; nil disables them.
+	Limiter ratelimit.Limiter
+	// Ready reports whether the service can serve (the database answers); nil is always ready.
+	Ready func(ctx context.Context) error
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// Logger receives unexpected errors; slog.Default when nil.
+	Logger *slog.Logger
+}
+
+// API is the service host's HTTP handler: /v1, /healthz and /readyz.
+type API struct {
+	opts   Options
+	log    *slog.Logger
+	router *bunrouter.Router
+
+	mu      sync.Mutex
+	methods map[string][]string // route pattern -> methods
+	sdk     map[string]bool     // "METHOD pattern" of SDK routes
+}
+
+// New returns the API handler.
+func New(opts Options) *API {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{}}
+	a.router = bunrouter.New(
+		bunrouter.Use(a.recoverer, a.requestID),
+		bunrouter.WithNotFoundHandler(a.notFound),
+		bunrouter.WithMethodNotAllowedHandler(a.methodNotAllowed),
+	)
+	root := routes{a: a, g: &a.router.Group}
+	root.handle(http.MethodGet, "/healthz", a.healthz)
+	root.handle(http.MethodGet, "/readyz", a.readyz)
+	if opts.Authenticator == nil {
+		return a
+	}
+	root.handle(http.MethodGet, "/v1/openapi.json", a.openAPI)
+
+	v1 := routes{a: a, g: a.router.NewGroup("/v1", bunrouter.Use(a.authenticate)), prefix: "/v1"}
+	if opts.Keys != nil {
+		v1.handle(http.MethodPost, "/keys", a.createKey)
+		v1.handle(http.MethodGet, "/keys", a.listKeys)
+		v1.handle(http.MethodGet, "/keys/:id", a.getKey)
+		v1.handle(http.MethodDelete, "/keys/:id", a.deleteKey)
+	}
+	if opts.Orgs != nil {
+		v1.handle(http.MethodGet, "/organizations/:id", a.getOrganization)
+		v1.handle(http.MethodDelete, "/organizations/:id", a.deleteOrganization)
+	}
+	v1.handleSDK(http.MethodGet, "/sdk/validate", a.validateSDK)
+	return a
+}
+
+// ServeHTTP implements http.Handler. A path that is not in canonical form
+// (a trailing slash, a double slash, dot segments) is 404: the router would
+// redirect it, and a redirected POST would arrive as a GET.
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	if path != "/" && (strings.HasSuffix(path, "/") || bunrouter.CleanPath(path) != path) {
+		a.notFound(w, bunrouter.NewRequest(r))
+		return
+	}
+	a.router.ServeHTTP(w, r)
+}
+
+// routes registers handlers on one route group.
+type routes struct {
+	a      *API
+	g      *bunrouter.Group
+	prefix string // the group's path
+}
+
+// handle registers h for method and path, recording the method so that a
+// wrong one gets 405 with Allow.
+func (r routes) handle(method, path string, h bunrouter.HandlerFunc) {
+	r.a.mu.Lock()
+	full := r.prefix + path
+	r.a.methods[full] = append(r.a.methods[full], method)
+	r.a.mu.Unlock()
+	r.g.Handle(method, path, r.a.errors(h))
+}
+
+// handleSDK registers an SDK route: SDK keys may call it, and it is limited
+// per key per client IP.
+func (r routes) handleSDK(method, path string, h bunrouter.HandlerFunc) {
+	r.a.mu.Lock()
+	r.a.sdk[method+" "+r.prefix+path] = true
+	r.a.mu.Unlock()
+	r.handle(method, path, h)
+}
+
+func (a *API) isSDKRoute(method, route string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sdk[method+" "+route]
+}
+
+func (a *API) allowed(route string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.methods[route])
+}
+
+// errors turns a handler's returned error into the error envelope.
+func (a *API) errors(h bunrouter.HandlerFunc) bunrouter.HandlerFunc {
+	return func(w http.ResponseWriter, req bunrouter.Request) error {
+		if err := h(w, req); err != nil {
+			WriteError(w, req.Request, a.log, err)
+		}
+		return nil
+	}
+}
+
+func (a *API) notFound(w http.ResponseWriter, req bunrouter.Request) error {
+	if a.anonymousLimit(w, req.Request) {
+		WriteError(w, req.Request, a.log, errNotFound)
+	}
+	return nil
+}
+
+func (a *API) methodNotAllowed(w http.ResponseWriter, req bunrouter.Request) error {
+	if a.anonymousLimit(w, req.Request) {
+		writeMethodNotAllowed(w, req.Request, a.allowed(req.Route()))
+	}
+	return nil
+}
+
+// anonymousLimit applies the per-IP limit to a /v1 request that reached no
+// keyed handler, so that every /v1 response carries the rate-limit headers.
+func (a *API) anonymousLimit(w http.ResponseWriter, r *http.Request) bool {
+	if a.opts.Authenticator == nil || !strings.HasPrefix(r.URL.Path, "/v1/") {
+		return true
+	}
+	return a.limit(w, r, "ip:"+ClientIPFrom(r.Context()).String(), AnonymousRule)
+}
+
+func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	WriteError(w, r, nil, errMethodNotAllowed)
+}

@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/store"
+)
+
+// StoreOptions say how the core opens the database.
+type StoreOptions struct {
+	// Migrate applies pending migrations on start (serve does so on SQLite).
+	Migrate bool
+}
+
+// Core provides the configuration's logger, the server secret, the store, the
+// rate limiter and the services every binary shares. It needs a Config and
+// StoreOptions supplied with fx.Supply.
+var Core = fx.Module("core",
+	fx.Provide(
+		NewLogger,
+		LoadSecret,
+		OpenStore,
+		fx.Annotate(func(s *store.Store) *store.Store { return s }, fx.As(new(auth.KeyStore))),
+		fx.Annotate(func(s *store.Store) *store.Store { return s }, fx.As(new(org.Store))),
+		NewLimiter,
+		NewAuthenticator,
+		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys { return auth.NewKeys(s, a, nil, nil) },
+		func(s org.Store, a *auth.Authenticator) *org.Service { return org.NewService(s, a, nil, nil) },
+	),
+	// The secret is loaded (and created beside SQLite) on every start, so a
+	// missing or short secret fails the start rather than a later request.
+	fx.Invoke(func(Secret) {}),
+)
+
+// NewLogger returns the slog logger cfg asks for, writing to standard error.
+func NewLogger(cfg Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// OpenStore opens the database of cfg, migrates it when opts ask, and closes
+// it when the application stops.
+func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions) (*store.Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Migrate {
+		if err := s.Migrate(ctx); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+	}
+	lc.Append(fx.StopHook(s.Close))
+	return s, nil
+}
+
+// NewLimiter returns the Redis limiter when cfg names Redis and the in-process one otherwise.
+func NewLimiter(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ratelimit.Limiter, error) {
+	if cfg.Redis == "" {
+		return ratelimit.NewMemory(nil, 0), nil
+	}
+	r, err := ratelimit.OpenRedis(cfg.Redis)
+	if err != nil {
+		return nil, err
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := r.Ping(ctx); err != nil {
+				log.Warn("redis does not answer; rate limits fail open until it does", "err", err)
+			}
+			return nil
+		},
+		OnStop: func(context.Context) error { return r.Close() },
+	})
+	return r, nil
+}
+
+// NewAuthenticator returns the key authenticator and runs its last_used_at
+// flusher while the application runs.
+func NewAuthenticator(lc fx.Lifecycle, s auth.KeyStore, log *slog.Logger) *auth.Authenticator {
+	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Logger: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() {
+				defer close(done)
+				a.Run(ctx, 10*time.Second)
+			}()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case <-done:
+				return nil
+			case <-stop.Done():
+				return errors.New("auth: last_used_at flusher did not stop in time")
+			}
+		},
+	})
+	return a
+}

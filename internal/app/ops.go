@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/store"
+)
+
+// Ops are the services the admin CLI uses, over a database opened without fx.
+type Ops struct {
+	Orgs  *org.Service
+	Keys  *auth.Keys
+	store *store.Store
+}
+
+// OpenOps opens the database of cfg for the CLI. A SQLite database is
+// migrated first, as serve does; PostgreSQL needs `hoplink migrate`.
+func OpenOps(ctx context.Context, cfg Config) (*Ops, error) {
+	s, err := store.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.IsPostgres() {
+		if err := s.Migrate(ctx); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
+	}
+	return &Ops{
+		Orgs:  org.NewService(s, nil, nil, nil),
+		Keys:  auth.NewKeys(s, nil, nil, nil),
+		store: s,
+	}, nil
+}
+
+// Close closes the database.
+func (o *Ops) Close() error { return o.store.Close() }
+
+// Migrate applies pending migrations and returns their names.
+func (o *Ops) Migrate(ctx context.Context) ([]string, error) {
+	return o.store.MigrateNames(ctx)
+}
+
+// CreateKey creates a key in orgID. With createdBy set, the user must be a
+// member of the organization and the key may carry only scopes the member's
+// role holds.
+func (o *Ops) CreateKey(ctx context.Context, orgID uuid.UUID, createdBy *uuid.UUID, in auth.CreateKeyInput) (*auth.IssuedKey, error) {
+	if _, err := o.Orgs.ByID(ctx, orgID); err != nil {
+		return nil, err
+	}
+	var role auth.Role
+	if createdBy != nil {
+		members, err := o.Orgs.Members(ctx, orgID)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range members {
+			if m.UserID == *createdBy {
+				role = m.Role
+			}
+		}
+		if role == "" {
+			return nil, errcode.Field("created_by", "is not a member of the organization")
+		}
+	}
+	return o.Keys.CreateFor(ctx, orgID, createdBy, role, in)
+}
+
+// ListKeys returns every key of orgID.
+func (o *Ops) ListKeys(ctx context.Context, orgID uuid.UUID) ([]auth.Key, error) {
+	if _, err := o.Orgs.ByID(ctx, orgID); err != nil {
+		return nil, err
+	}
+	return o.Keys.ListFor(ctx, orgID)
+}
+
+// RevokeKey deletes key id, whatever its organization, and returns it.
+func (o *Ops) RevokeKey(ctx context.Context, id uuid.UUID) (*auth.Key, error) {
+	k, err := o.store.KeyByIDAnyOrg(ctx, id)
+	if errors.Is(err, errcode.ErrNotFound) {
+		return nil, errcode.New(errcode.NotFound, "key not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := o.store.DeleteKey(ctx, k.OrgID, id); err != nil {
+		return nil, err
+	}
+	return k, nil
+}

@@ -1,0 +1,137 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+
+	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/store"
+)
+
+// Options are the fx options of one binary.
+func Options(cfg Config, storeOpts StoreOptions, extra ...fx.Option) fx.Option {
+	return fx.Options(
+		fx.Supply(cfg, storeOpts),
+		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
+			l := &fxevent.SlogLogger{Logger: log}
+			l.UseLogLevel(slog.LevelDebug)
+			return l
+		}),
+		Core,
+		fx.Options(extra...),
+	)
+}
+
+// APIService is the REST API binary: the API on every host.
+func APIService() fx.Option {
+	return fx.Options(API, fx.Provide(func(a *httpapi.API) Handler { return Handler{a} }), Server)
+}
+
+// RedirectService is the link-domain binary. It serves health checks now;
+// the link-domain handler joins it with the links.
+func RedirectService() fx.Option {
+	return fx.Options(fx.Provide(healthHandler), Server)
+}
+
+// AuthService is the OAuth and MCP binary. It serves health checks now.
+func AuthService() fx.Option {
+	return fx.Options(fx.Provide(healthHandler), Server)
+}
+
+func healthHandler(s *store.Store) Handler {
+	return Handler{httpapi.Health(s.Ping)}
+}
+
+// BootstrapOptions say whether serve creates a first organization.
+type BootstrapOptions struct {
+	Enabled bool
+	// Out receives the bootstrap key, once.
+	Out io.Writer
+}
+
+// ServeAll is the all-in-one server: the API and the auth endpoints on the
+// service hosts, link domains on every other host, and a first organization
+// with its key on an empty database.
+func ServeAll(boot BootstrapOptions) fx.Option {
+	return fx.Options(
+		API,
+		fx.Supply(boot),
+		fx.Provide(func(cfg Config, a *httpapi.API, s *store.Store) Handler {
+			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts, Service: a, LinkDomain: httpapi.Health(s.Ping)}}
+		}),
+		fx.Invoke(Bootstrap),
+		Server,
+	)
+}
+
+// Bootstrap creates the organization "Default" and prints its key once when
+// the database has no organization and boot is enabled.
+func Bootstrap(lc fx.Lifecycle, boot BootstrapOptions, orgs *org.Service, cfg Config) {
+	if !boot.Enabled {
+		return
+	}
+	lc.Append(fx.StartHook(func(ctx context.Context) error {
+		n, err := orgs.Count(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+		o, key, err := orgs.Create(ctx, "Default", org.PlanFree)
+		if err != nil {
+			return err
+		}
+		out := boot.Out
+		if out == nil {
+			out = os.Stdout
+		}
+		fmt.Fprintf(out, "\nCreated organization %q (%s) with a bootstrap API key.\n", o.Name, o.ID)
+		fmt.Fprintf(out, "It is shown only this once; keep it safe:\n\n    %s\n\n", key.RawKey)
+		fmt.Fprintf(out, "Try it:  curl -H 'Authorization: Bearer %s' %s/v1/organizations/%s\n\n", key.RawKey, cfg.PublicURL, o.ID)
+		return nil
+	}))
+}
+
+// Run starts an application built from opts, waits for SIGINT or SIGTERM and
+// stops it gracefully.
+func Run(opts fx.Option) error {
+	a := fx.New(opts, fx.StopTimeout(30*time.Second))
+	if err := a.Err(); err != nil {
+		return err
+	}
+	startCtx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := a.Start(startCtx); err != nil {
+		return err
+	}
+	// Done receives SIGINT and SIGTERM.
+	<-a.Done()
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelStop()
+	return a.Stop(stopCtx)
+}
+
+// ServiceCLI returns the command line of a single-service binary: the
+// operator flags and an action that runs service until SIGINT or SIGTERM.
+// A SQLite database is migrated on start; PostgreSQL needs `hoplink migrate`.
+func ServiceCLI(name, usage string, service func() fx.Option) *cli.App {
+	return &cli.App{
+		Name:  name,
+		Usage: usage,
+		Flags: Flags(false),
+		Action: func(c *cli.Context) error {
+			cfg, err := ConfigFromCLI(c)
+			if err != nil {
+				return err
+			}
+			return Run(Options(cfg, StoreOptions{Migrate: !cfg.IsPostgres()}, service()))
+		},
+	}
+}

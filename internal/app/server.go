@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/store"
+)
+
+// Handler is the root HTTP handler a binary serves.
+type Handler struct{ http.Handler }
+
+// API provides the REST API handler.
+var API = fx.Module("api",
+	fx.Provide(NewAPI),
+)
+
+// NewAPI returns the /v1 API with health checks.
+func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
+	limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
+	return httpapi.New(httpapi.Options{
+		Authenticator:  a,
+		Keys:           keys,
+		Orgs:           orgs,
+		Limiter:        limiter,
+		Ready:          s.Ping,
+		TrustedProxies: cfg.TrustedProxies,
+		Logger:         log,
+	})
+}
+
+// Server serves the Handler on cfg.Addr: it listens on start (a listen error
+// fails the start) and shuts down gracefully on stop.
+var Server = fx.Module("server",
+	fx.Invoke(RunServer),
+)
+
+// RunServer starts an HTTP server for h in lc.
+func RunServer(lc fx.Lifecycle, cfg Config, h Handler, log *slog.Logger) {
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			ln, err := net.Listen("tcp", cfg.Addr)
+			if err != nil {
+				return err
+			}
+			log.Info("listening", "addr", ln.Addr().String())
+			go func() {
+				if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+					log.Error("server stopped", "err", err)
+				}
+			}()
+			return nil
+		},
+		OnStop: srv.Shutdown,
+	})
+}

@@ -1,0 +1,15 @@
+// Package org owns organizations (the tenant), their plans and limits, users
+// with their password hashes, and memberships with roles.
+//
+// It depends on a Store interface that package store implements, and on auth
+// for roles and the bootstrap key. It imports neither store, httpapi, bun
+// nor fx.
+//
+// Plans and their limits (Hoplink's documented defaults):
+//
+//	plan     links/month  apps  custom domains  seats  clicks/month  retention  look-back
+//	free     100          1     0               2      10,000        1 year     30 days
+//	starter  2,000        3     1               5      100,000       1 year     1 year
+//	growth   20,000       10    5               20     1,000,000     2 years    2 years
+//	scale    200,000      50    50              100    10,000,000    3 years    3 years
+package org

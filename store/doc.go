@@ -1,0 +1,29 @@
+// Package store is Hoplink's storage on bun: it opens SQLite or PostgreSQL
+// from a DSN (Open), runs the schema migrations of store/migrations (Migrate,
+// Rollback), and implements the Store interfaces that the service packages
+// declare (auth.KeyStore, org.Store, and later linking.Store and the others)
+// on one type, *Store.
+//
+// Rules every repository here follows:
+//   - Tenancy: every query on a row that belongs to an organization is scoped
+//     by the organization's id; another organization's row is not found.
+//   - Cascade: every row that belongs to an organization is deleted by the
+//     database's ON DELETE CASCADE when the organization is deleted, directly
+//     (an org_id foreign key) or through a parent row that is (an SDK key
+//     through its app). A new table that belongs to an organization must
+//     declare such a foreign key; DeleteOrganization deletes nothing else.
+//   - Rows: bun row structs are unexported, with toX/fromX converters; domain
+//     types carry no bun tags.
+//   - Transactions live inside one store method; callers never see a bun.Tx.
+//   - Times are stored and returned in UTC.
+//   - Errors: every method returns database errors normalised in errors.go:
+//     wrapping errcode.ErrNotFound (no row), errcode.ErrConflict (a unique
+//     constraint refused the write) or errcode.ErrUnavailable (the database
+//     cannot be reached), with the driver's error kept in the chain for logs.
+//
+// Package store/storetest runs one test body on SQLite and, when
+// HOPLINK_TEST_POSTGRES holds a DSN, on PostgreSQL.
+//
+// No package imports store except internal/app, tests and examples; store
+// imports the packages whose interfaces it implements, never httpapi or fx.
+package store

@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/org"
+)
+
+// userRow is a row of users.
+type userRow struct {
+	bun.BaseModel `bun:"table:users,alias:u"`
+
+	ID           uuid.UUID `bun:",pk"`
+	Email        string
+	PasswordHash string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+func fromUser(u *org.User) *userRow {
+	return &userRow{
+		ID:           u.ID,
+		Email:        u.Email,
+		PasswordHash: u.PasswordHash,
+		CreatedAt:    utc(u.CreatedAt),
+		UpdatedAt:    utc(u.UpdatedAt),
+	}
+}
+
+func toUser(r *userRow) org.User {
+	return org.User{
+		ID:           r.ID,
+		Email:        r.Email,
+		PasswordHash: r.PasswordHash,
+		CreatedAt:    utc(r.CreatedAt),
+		UpdatedAt:    utc(r.UpdatedAt),
+	}
+}
+
+// memberRow is a row of memberships; Email is read from users.
+type memberRow struct {
+	bun.BaseModel `bun:"table:memberships,alias:m"`
+
+	OrgID     uuid.UUID `bun:",pk"`
+	UserID    uuid.UUID `bun:",pk"`
+	Role      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+
+	Email string `bun:",scanonly"`
+}
+
+func fromMember(m *org.Member) *memberRow {
+	return &memberRow{
+		OrgID:     m.OrgID,
+		UserID:    m.UserID,
+		Role:      string(m.Role),
+		CreatedAt: utc(m.CreatedAt),
+		UpdatedAt: utc(m.UpdatedAt),
+	}
+}
+
+func toMember(r *memberRow) org.Member {
+	return org.Member{
+		OrgID:     r.OrgID,
+		UserID:    r.UserID,
+		Email:     r.Email,
+		Role:      auth.Role(r.Role),
+		CreatedAt: utc(r.CreatedAt),
+		UpdatedAt: utc(r.UpdatedAt),
+	}
+}
+
+// CreateUser implements org.Store.
+func (s *Store) CreateUser(ctx context.Context, u *org.User) error {
+	_, err := s.db.NewInsert().Model(fromUser(u)).Exec(ctx)
+	return s.err("create user", err)
+}
+
+// UserByEmail implements org.Store. The email is compared as stored: the
+// service normalizes it first.
+func (s *Store) UserByEmail(ctx context.Context, email string) (*org.User, error) {
+	var row userRow
+	if err := s.db.NewSelect().Model(&row).Where("u.email = ?", email).Scan(ctx); err != nil {
+		return nil, s.err("user by email", err)
+	}
+	u := toUser(&row)
+	return &u, nil
+}
+
+// AddMember implements org.Store. m.Email is not stored; it is read from
+// users.
+func (s *Store) AddMember(ctx context.Context, m *org.Member) error {
+	_, err := s.db.NewInsert().Model(fromMember(m)).Exec(ctx)
+	return s.err("add member", err)
+}
+
+// RemoveMember implements org.Store.
+func (s *Store) RemoveMember(ctx context.Context, orgID, userID uuid.UUID) error {
+	res, err := s.db.NewDelete().Model((*memberRow)(nil)).Where("org_id = ? AND user_id = ?", orgID, userID).Exec(ctx)
+	return s.err("remove member", oneRow(res, err))
+}
+
+// ListMembers implements org.Store. Members come in (created_at, user_id)
+// order.
+func (s *Store) ListMembers(ctx context.Context, orgID uuid.UUID) ([]org.Member, error) {
+	var rows []memberRow
+	err := s.db.NewSelect().Model(&rows).
+		ColumnExpr("m.*").
+		ColumnExpr("u.email").
+		Join("JOIN users AS u ON u.id = m.user_id").
+		Where("m.org_id = ?", orgID).
+		OrderExpr("m.created_at, m.user_id").
+		Scan(ctx)
+	if err != nil {
+		return nil, s.err("list members", err)
+	}
+	members := make([]org.Member, len(rows))
+	for i := range rows {
+		members[i] = toMember(&rows[i])
+	}
+	return members, nil
+}

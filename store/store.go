@@ -1,0 +1,284 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	"github.com/uptrace/bun/driver/pgdriver"
+	"github.com/uptrace/bun/migrate"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+
+	"github.com/hoplink/hoplink/store/migrations"
+)
+
+// Store is Hoplink's database, SQLite or PostgreSQL. It implements the
+// Store interfaces that the service packages declare. It is safe for
+// concurrent use.
+type Store struct {
+	db      *bun.DB
+	maxIdle int
+	// keep holds an in-memory SQLite database open; nil otherwise.
+	keep *sql.Conn
+}
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	hooks []bun.QueryHook
+}
+
+// WithQueryHook adds h to every query the store runs, for logging or
+// tracing (bundebug, bunotel). There are no hooks by default.
+func WithQueryHook(h bun.QueryHook) Option {
+	return func(o *options) { o.hooks = append(o.hooks, h) }
+}
+
+// Open opens the database that dsn names and pings it. A dsn that starts with
+// postgres:// or postgresql:// selects PostgreSQL (bun's pgdriver; query
+// parameters the driver does not know, such as search_path, are set on every
+// connection). Anything else is a SQLite file path or ":memory:", opened with
+// the pure-Go modernc.org/sqlite driver; query parameters already in dsn are
+// kept.
+//
+// Every SQLite connection runs with foreign keys on, a busy timeout of ten
+// seconds and BEGIN IMMEDIATE transactions (so that a transaction never fails
+// to upgrade a read lock to a write lock); files use the WAL journal.
+//
+// ":memory:" opens a uniquely named shared-cache in-memory database. One
+// connection, reserved for the store's lifetime, keeps it alive, and every
+// query runs on a single other connection, in turn. One query connection,
+// because shared cache answers concurrent writers with SQLITE_LOCKED at once
+// (the busy timeout does not apply); the reserved connection, because the pool
+// discards a connection whose query was cancelled, and an in-memory database
+// dies with its last connection. Other databases allow 4 × GOMAXPROCS
+// connections.
+//
+// Open does not migrate; call Migrate. A database that cannot be reached
+// fails with an error that wraps errcode.ErrUnavailable.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var (
+		db      *bun.DB
+		memory  bool
+		maxOpen = 4 * runtime.GOMAXPROCS(0)
+	)
+	switch {
+	case dsn == "":
+		return nil, errors.New("store: empty database DSN")
+	case strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://"):
+		connector, err := pgConnector(dsn)
+		if err != nil {
+			return nil, err
+		}
+		db = bun.NewDB(sql.OpenDB(connector), pgdialect.New())
+	default:
+		memory = dsn == ":memory:"
+		sqldb, err := sql.Open("sqlite", sqliteDSN(dsn, memory))
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		if memory {
+			maxOpen = 2 // the reserved connection and the query connection
+		}
+		db = bun.NewDB(sqldb, sqlitedialect.New())
+	}
+	db.SetMaxOpenConns(maxOpen)
+	db.SetMaxIdleConns(maxOpen)
+	for _, h := range o.hooks {
+		db = db.WithQueryHook(h)
+	}
+	s := &Store{db: db, maxIdle: maxOpen}
+	if memory {
+		keep, err := db.DB.Conn(ctx)
+		if err != nil {
+			_ = db.Close()
+			return nil, s.err("open", err)
+		}
+		s.keep = keep
+	}
+	if err := s.Ping(ctx); err != nil {
+		_ = s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// pgConnector returns a pgdriver connector for dsn, turning pgdriver's panic
+// on a malformed DSN into an error that does not repeat the DSN (it may hold
+// a password).
+func pgConnector(dsn string) (c *pgdriver.Connector, err error) {
+	if _, err := url.Parse(dsn); err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return nil, fmt.Errorf("store: invalid PostgreSQL DSN: %w", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c, err = nil, fmt.Errorf("store: invalid PostgreSQL DSN: %v", r)
+		}
+	}()
+	return pgdriver.NewConnector(pgdriver.WithApplicationName("hoplink"), pgdriver.WithDSN(dsn)), nil
+}
+
+// sqliteDSN adds Hoplink's connection settings to a SQLite dsn, replacing
+// ":memory:" with a uniquely named shared-cache in-memory database.
+func sqliteDSN(dsn string, memory bool) string {
+	params := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_txlock=immediate"
+	if memory {
+		return "file:hoplink-" + rand.Text() + "?mode=memory&cache=shared&" + params
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + params + "&_pragma=journal_mode(WAL)"
+}
+
+// DB returns the underlying bun database, for this package's repositories,
+// for tests and for test helpers; services never see it.
+func (s *Store) DB() *bun.DB { return s.db }
+
+// Dialect returns the database's dialect name: "sqlite" or "pg".
+func (s *Store) Dialect() string { return s.db.Dialect().Name().String() }
+
+// Close closes the database. Every later call fails with an error that wraps
+// errcode.ErrUnavailable.
+func (s *Store) Close() error {
+	if s.keep != nil {
+		_ = s.keep.Close()
+	}
+	return s.db.Close()
+}
+
+// Ping checks that the database can be reached; the error wraps
+// errcode.ErrUnavailable when it cannot.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.err("ping", s.db.PingContext(ctx))
+}
+
+// Migrate applies every pending migration of package store/migrations, as one
+// migration group. A migration that fails is rolled back and not recorded.
+//
+// On PostgreSQL, Migrate holds a session advisory lock, keyed by the current
+// schema, while it runs, so concurrent migrators take turns; the database
+// releases the lock if the process dies. On SQLite there is no lock: each
+// migration runs in one transaction, so a second process migrating the same
+// file at the same moment fails on the already created tables instead of
+// applying anything twice.
+func (s *Store) Migrate(ctx context.Context) error {
+	_, err := s.MigrateNames(ctx)
+	return err
+}
+
+// MigrateNames is Migrate that also returns the names of the migrations it
+// applied ("20261122000001_foundation"), none when the schema was current.
+func (s *Store) MigrateNames(ctx context.Context) ([]string, error) {
+	names := []string{}
+	err := s.withMigrator(ctx, "migrate", func(m *migrate.Migrator) error {
+		group, err := m.Migrate(ctx)
+		if err != nil {
+			return err
+		}
+		for _, applied := range group.Migrations {
+			names = append(names, applied.String())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return names, nil
+}
+
+// Rollback rolls back the last migration group, under the same lock as Migrate.
+func (s *Store) Rollback(ctx context.Context) error {
+	return s.withMigrator(ctx, "rollback", func(m *migrate.Migrator) error {
+		_, err := m.Rollback(ctx)
+		return err
+	})
+}
+
+func (s *Store) withMigrator(ctx context.Context, op string, fn func(*migrate.Migrator) error) error {
+	unlock, err := s.lockMigrations(ctx)
+	if err != nil {
+		return s.err(op, err)
+	}
+	defer unlock()
+	m := migrate.NewMigrator(s.db, migrations.Migrations, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		return s.err(op, err)
+	}
+	return s.err(op, fn(m))
+}
+
+// lockMigrations takes PostgreSQL's migration lock on a connection of its own
+// and returns the function that releases it; on SQLite it does nothing.
+func (s *Store) lockMigrations(ctx context.Context) (unlock func(), err error) {
+	if s.db.Dialect().Name() != dialect.PG {
+		return func() {}, nil
+	}
+	const key = "hashtext('hoplink.migrate:' || coalesce(current_schema(), ''))"
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock("+key+")"); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return func() {
+		// A connection that failed to unlock is discarded: its session ends
+		// and takes the lock with it.
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock("+key+")"); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		_ = conn.Close()
+	}, nil
+}
+
+// oneRow turns a write that touched no row into sql.ErrNoRows, which s.err
+// reports as errcode.ErrNotFound.
+func oneRow(res sql.Result, err error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return sql.ErrNoRows
+	}
+	return nil
+}
+
+// utc returns t in UTC; stored times are UTC, but drivers may scan them in
+// another location.
+func utc(t time.Time) time.Time { return t.UTC() }
+
+// utcPtr is utc for a nullable time.
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
