@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"strings"
@@ -60,7 +62,7 @@ type Authenticator struct {
 	opts  AuthenticatorOptions
 
 	mu      sync.Mutex
-	cache   map[string]cached // by key hash
+	cache   map[[sha256.Size]byte]cached // by SHA-256 of the key
 	touched map[uuid.UUID]time.Time
 	pending map[uuid.UUID]time.Time
 }
@@ -85,7 +87,7 @@ func NewAuthenticator(store KeyStore, opts AuthenticatorOptions) *Authenticator 
 	return &Authenticator{
 		store:   store,
 		opts:    opts,
-		cache:   make(map[string]cached),
+		cache:   make(map[[sha256.Size]byte]cached),
 		touched: make(map[uuid.UUID]time.Time),
 		pending: make(map[uuid.UUID]time.Time),
 	}
@@ -120,18 +122,18 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 	if _, ok := KeyPrefix(token); !ok {
 		return nil, ErrUnauthorized
 	}
-	hash := HashKey(token)
+	sum := sha256.Sum256([]byte(token))
 	now := a.opts.Clock()
 
 	a.mu.Lock()
-	c, hit := a.cache[hash]
+	c, hit := a.cache[sum]
 	if hit && now.Sub(c.fetched) >= a.opts.CacheTTL {
 		hit = false
 	}
 	a.mu.Unlock()
 
 	if !hit {
-		key, role, err := a.store.KeyByHash(ctx, hash)
+		key, role, err := a.store.KeyByHash(ctx, hex.EncodeToString(sum[:]))
 		switch {
 		case errors.Is(err, errcode.ErrNotFound):
 			c = cached{missing: true, fetched: now}
@@ -140,7 +142,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 		default:
 			c = cached{key: key, role: role, fetched: now}
 		}
-		a.put(hash, c)
+		a.put(sum, c)
 	}
 	if c.missing || c.key.Expired(now) {
 		return nil, ErrUnauthorized
@@ -158,7 +160,7 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 	}, nil
 }
 
-func (a *Authenticator) put(hash string, c cached) {
+func (a *Authenticator) put(hash [sha256.Size]byte, c cached) {
 	if a.opts.CacheTTL < 0 {
 		return
 	}

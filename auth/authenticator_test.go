@@ -22,7 +22,7 @@ type fixture struct {
 	org   uuid.UUID
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{store: newMemKeys(), clock: newClock(), org: uuid.New()}
 	f.authn = auth.NewAuthenticator(f.store, auth.AuthenticatorOptions{Clock: f.clock.Now, CacheSize: 8})
@@ -31,7 +31,7 @@ func newFixture(t *testing.T) *fixture {
 }
 
 // issue creates a key in the fixture's organization through the operator path.
-func (f *fixture) issue(t *testing.T, createdBy *uuid.UUID, role auth.Role, in auth.CreateKeyInput) *auth.IssuedKey {
+func (f *fixture) issue(t testing.TB, createdBy *uuid.UUID, role auth.Role, in auth.CreateKeyInput) *auth.IssuedKey {
 	t.Helper()
 	k, err := f.keys.CreateFor(context.Background(), f.org, createdBy, role, in)
 	require.NoError(t, err)
