@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,13 +25,19 @@ import (
 type cliEnv struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
+	// required are the flags marked Required, checked by the commands
+	// themselves (see checkUsage).
+	required map[cli.Flag]bool
+	// jsonArg says whether the arguments ask for --json, for usage errors
+	// found before the flags could be parsed.
+	jsonArg bool
 }
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print exactly one JSON document on standard output"}
 
 func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
-	env := &cliEnv{stdout: stdout, stderr: stderr, stdin: stdin}
-	return &cli.App{
+	env := &cliEnv{stdout: stdout, stderr: stderr, stdin: stdin, required: map[cli.Flag]bool{}}
+	a := &cli.App{
 		Name:      "hoplink",
 		Usage:     "self-hostable deep links: the admin CLI and the all-in-one server",
 		Writer:    stdout,
@@ -37,6 +45,10 @@ func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
 		Reader:    stdin,
 		// Errors are printed by the commands themselves (with --json as an envelope).
 		ExitErrHandler: func(*cli.Context, error) {},
+		Before: func(c *cli.Context) error {
+			env.jsonArg = jsonRequested(c.Args().Slice())
+			return nil
+		},
 		Commands: []*cli.Command{
 			env.serveCommand(),
 			env.migrateCommand(),
@@ -46,22 +58,158 @@ func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
 			env.memberCommand(),
 		},
 	}
+	a.Action = env.unknownCommand(cli.ShowAppHelp)
+	// hoplink itself takes no flags; they follow the command.
+	a.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+		fmt.Fprintf(stderr, "hoplink: %v (flags follow the command: hoplink org list --json)\n", err)
+		return err
+	}
+	env.checkUsage(a.Commands)
+	return a
 }
 
-// run wraps a command action: it builds the Config, opens the database for
-// the CLI, and prints a failure as text on stderr or, with --json, as the
-// error envelope on stdout.
-func (e *cliEnv) run(fn func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error)) cli.ActionFunc {
+// unknownCommand returns the action of the app and of every command group:
+// help without arguments, and otherwise a failure naming the unknown command
+// (urfave/cli would exit with status 1 and print nothing).
+func (e *cliEnv) unknownCommand(help cli.ActionFunc) cli.ActionFunc {
 	return func(c *cli.Context) error {
+		if !c.Args().Present() {
+			return help(c)
+		}
+		err := errcode.Newf(errcode.ValidationError, "unknown command %q", c.Args().First())
+		e.failAs(e.jsonArg, err)
+		fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", c.Command.HelpName)
+		return err
+	}
+}
+
+// checkUsage makes the commands report their usage errors like every other
+// failure (with --json, as the error envelope on stdout) instead of printing
+// help text on stdout: a flag parse error goes through OnUsageError, and
+// required flags are checked by run rather than by urfave/cli.
+func (e *cliEnv) checkUsage(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+			err = errcode.New(errcode.ValidationError, err.Error())
+			e.failAs(e.jsonArg, err)
+			fmt.Fprintf(e.stderr, "Run '%s --help' for usage.\n", c.Command.HelpName)
+			return err
+		}
+		for _, f := range cmd.Flags {
+			switch f := f.(type) {
+			case *cli.StringFlag:
+				if f.Required {
+					f.Required, f.Usage = false, f.Usage+" (required)"
+					e.required[f] = true
+				}
+			case *cli.BoolFlag:
+				if f.Required {
+					f.Required, f.Usage = false, f.Usage+" (required)"
+					e.required[f] = true
+				}
+			}
+		}
+		if len(cmd.Subcommands) > 0 && cmd.Action == nil {
+			cmd.Action = e.unknownCommand(cli.ShowSubcommandHelp)
+		}
+		e.checkUsage(cmd.Subcommands)
+	}
+}
+
+// jsonRequested reports whether args ask for --json, looking at the raw
+// arguments because a usage error stops the flags from being parsed.
+func jsonRequested(args []string) bool {
+	on := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if !strings.HasPrefix(a, "-") || name != "json" {
+			continue
+		}
+		on = true
+		if hasValue {
+			on, _ = strconv.ParseBool(value)
+		}
+	}
+	return on
+}
+
+// positional returns c's positional arguments after applying the flags that
+// follow them (`hoplink org get ID --json`), which the flag package leaves
+// unparsed because it stops at the first positional argument. It may be
+// called more than once.
+func positional(c *cli.Context) ([]string, error) {
+	var pos []string
+	args := c.Args().Slice()
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var flag cli.Flag
+		for _, f := range c.Command.Flags {
+			if slices.Contains(f.Names(), name) {
+				flag = f
+			}
+		}
+		if flag == nil {
+			return nil, errcode.Newf(errcode.ValidationError, "flag provided but not defined: %s", a)
+		}
+		if _, isBool := flag.(*cli.BoolFlag); isBool && !hasValue {
+			value = "true"
+		} else if !hasValue {
+			if i+1 == len(args) {
+				return nil, errcode.Newf(errcode.ValidationError, "flag needs an argument: %s", a)
+			}
+			i++
+			value = args[i]
+		}
+		if err := c.Set(name, value); err != nil {
+			return nil, errcode.Newf(errcode.ValidationError, "invalid value %q for flag %s", value, a)
+		}
+	}
+	return pos, nil
+}
+
+// run wraps a command action: it applies the flags that follow positional
+// arguments, checks the required flags, builds the Config, opens the
+// database for the CLI (migrating SQLite), and prints a failure as text on
+// stderr or, with --json, as the error envelope on stdout.
+func (e *cliEnv) run(fn func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error)) cli.ActionFunc {
+	return e.runWith(app.OpenOps, fn)
+}
+
+// runWith is run with open instead of app.OpenOps.
+func (e *cliEnv) runWith(open func(context.Context, app.Config) (*app.Ops, error),
+	fn func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error)) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if _, err := positional(c); err != nil {
+			e.failAs(e.jsonArg || c.Bool("json"), err)
+			return err
+		}
 		err := func() error {
+			for _, f := range c.Command.Flags {
+				if name := f.Names()[0]; e.required[f] && !c.IsSet(name) {
+					return errcode.Field(name, "is required (--"+name+")")
+				}
+			}
 			cfg, err := app.ConfigFromCLI(c)
 			if err != nil {
-				return err
+				// The operator's own mistake, not an internal error.
+				return &errcode.Error{Code: errcode.ValidationError, Message: err.Error()}
 			}
 			ctx, cancel := context.WithTimeout(c.Context, time.Minute)
 			defer cancel()
 			c.Context = ctx
-			ops, err := app.OpenOps(ctx, cfg)
+			ops, err := open(ctx, cfg)
 			if err != nil {
 				return err
 			}
@@ -86,7 +234,12 @@ func (e *cliEnv) run(fn func(c *cli.Context, ops *app.Ops) (any, func(io.Writer)
 }
 
 func (e *cliEnv) fail(c *cli.Context, err error) {
-	if c.Bool("json") {
+	e.failAs(c.Bool("json"), err)
+}
+
+// failAs prints err on stderr and, when asJSON, as the error envelope on stdout.
+func (e *cliEnv) failAs(asJSON bool, err error) {
+	if asJSON {
 		_, body := httpapi.Envelope(err)
 		if _, ok := errcode.As(err); !ok && errcode.CodeOf(err) == errcode.InternalError {
 			body = map[string]any{"error": map[string]any{"code": errcode.InternalError, "message": err.Error()}}
@@ -115,10 +268,14 @@ func parseID(s, what string) (uuid.UUID, error) {
 }
 
 func oneArg(c *cli.Context, name string) (string, error) {
-	if c.NArg() != 1 {
+	args, err := positional(c)
+	if err != nil {
+		return "", err
+	}
+	if len(args) != 1 {
 		return "", errcode.Newf(errcode.ValidationError, "expected exactly one argument: %s", name)
 	}
-	return c.Args().First(), nil
+	return args[0], nil
 }
 
 func (e *cliEnv) serveCommand() *cli.Command {
@@ -151,9 +308,7 @@ func (e *cliEnv) migrateCommand() *cli.Command {
 		Usage: "apply pending database migrations",
 		Flags: opFlags(jsonFlag),
 		Action: func(c *cli.Context) error {
-			// OpenOps migrates SQLite itself; run Migrate again to report
-			// what it applied on PostgreSQL (and nothing on SQLite).
-			return e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+			return e.runWith(app.OpenOpsForMigrate, func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
 				names, err := ops.Migrate(c.Context)
 				if err != nil {
 					return nil, nil, err
@@ -261,14 +416,18 @@ func (e *cliEnv) orgCommand() *cli.Command {
 				ArgsUsage: "ID PLAN",
 				Flags:     opFlags(jsonFlag),
 				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
-					if c.NArg() != 2 {
-						return nil, nil, errcode.New(errcode.ValidationError, "expected two arguments: ID PLAN")
-					}
-					id, err := parseID(c.Args().Get(0), "organization id")
+					args, err := positional(c)
 					if err != nil {
 						return nil, nil, err
 					}
-					o, err := ops.Orgs.SetPlan(c.Context, id, org.Plan(c.Args().Get(1)))
+					if len(args) != 2 {
+						return nil, nil, errcode.New(errcode.ValidationError, "expected two arguments: ID PLAN")
+					}
+					id, err := parseID(args[0], "organization id")
+					if err != nil {
+						return nil, nil, err
+					}
+					o, err := ops.Orgs.SetPlan(c.Context, id, org.Plan(args[1]))
 					if err != nil {
 						return nil, nil, err
 					}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -103,7 +104,12 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		errs = append(errs, errors.New("--db must not be empty"))
 	}
 	for _, h := range strings.Split(c.String("service-host"), ",") {
-		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+		h = strings.ToLower(strings.TrimSpace(h))
+		// Requests are matched on their host name alone, so a port is dropped.
+		if host, _, err := net.SplitHostPort(h); err == nil {
+			h = host
+		}
+		if h = strings.Trim(h, "[]"); h != "" {
 			cfg.ServiceHosts = append(cfg.ServiceHosts, h)
 		}
 	}

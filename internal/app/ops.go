@@ -22,11 +22,22 @@ type Ops struct {
 // OpenOps opens the database of cfg for the CLI. A SQLite database is
 // migrated first, as serve does; PostgreSQL needs `hoplink migrate`.
 func OpenOps(ctx context.Context, cfg Config) (*Ops, error) {
+	return openOps(ctx, cfg, !cfg.IsPostgres())
+}
+
+// OpenOpsForMigrate opens the database of cfg without migrating it, for
+// `hoplink migrate`, which applies the pending migrations itself and reports
+// their names.
+func OpenOpsForMigrate(ctx context.Context, cfg Config) (*Ops, error) {
+	return openOps(ctx, cfg, false)
+}
+
+func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	s, err := store.Open(ctx, cfg.DB)
 	if err != nil {
 		return nil, err
 	}
-	if !cfg.IsPostgres() {
+	if migrate {
 		if err := s.Migrate(ctx); err != nil {
 			_ = s.Close()
 			return nil, err

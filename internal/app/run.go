@@ -68,7 +68,9 @@ func ServeAll(boot BootstrapOptions) fx.Option {
 		fx.Provide(func(cfg Config, a *httpapi.API, s *store.Store) Handler {
 			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts, Service: a, LinkDomain: httpapi.Health(s.Ping)}}
 		}),
-		fx.Invoke(Bootstrap),
+		// A module of its own, declared before the server's, so that the first
+		// organization exists before the listener opens.
+		fx.Module("bootstrap", fx.Invoke(Bootstrap)),
 		Server,
 	)
 }

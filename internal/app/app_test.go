@@ -1,0 +1,81 @@
+package app_test
+
+import (
+	"io"
+	"net/url"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/fx"
+
+	"github.com/hoplink/hoplink/internal/app"
+)
+
+func validConfig(t *testing.T) app.Config {
+	t.Helper()
+	return app.Config{
+		DB:                filepath.Join(t.TempDir(), "hoplink.db"),
+		Addr:              "127.0.0.1:0",
+		ServiceHosts:      []string{"localhost", "127.0.0.1"},
+		PublicURL:         &url.URL{Scheme: "http", Host: "localhost:8080"},
+		DefaultLinkDomain: "hop.localhost",
+		ShortURLBase:      "http://{domain}:8080",
+		CNAMETarget:       "cname.hop.localhost",
+		LogFormat:         "text",
+	}
+}
+
+// TestBinariesValidate proves that the dependency graph of every binary is
+// complete, without opening a database or a listener.
+func TestBinariesValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		service fx.Option
+	}{
+		{name: "hoplink-api", service: app.APIService()},
+		{name: "hoplink-redirect", service: app.RedirectService()},
+		{name: "hoplink-auth", service: app.AuthService()},
+		{name: "hoplink serve", service: app.ServeAll(app.BootstrapOptions{Enabled: true, Out: io.Discard})},
+		{name: "hoplink serve --no-bootstrap", service: app.ServeAll(app.BootstrapOptions{})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := app.Options(validConfig(t), app.StoreOptions{Migrate: true}, tt.service)
+			assert.NoError(t, fx.ValidateApp(opts))
+		})
+	}
+
+	t.Run("a server without a handler does not validate", func(t *testing.T) {
+		opts := app.Options(validConfig(t), app.StoreOptions{}, app.Server)
+		assert.Error(t, fx.ValidateApp(opts), "the check above must be able to fail")
+	})
+}
+
+// TestServiceCLIRefusesInvalidConfig shows that the single-service binaries
+// validate their flags before they open anything.
+func TestServiceCLIRefusesInvalidConfig(t *testing.T) {
+	clearOperatorEnv(t)
+	for _, service := range []func() fx.Option{app.APIService, app.RedirectService, app.AuthService} {
+		dir := t.TempDir()
+		c := app.ServiceCLI("hoplink-x", "test", service)
+		c.Writer, c.ErrWriter = io.Discard, io.Discard
+		err := c.Run([]string{"hoplink-x", "--db", filepath.Join(dir, "x.db"), "--log-format", "xml"})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "--log-format")
+		assert.NoFileExists(t, filepath.Join(dir, "x.db"), "nothing is opened with an invalid config")
+		assert.NoFileExists(t, filepath.Join(dir, "hoplink.secret"))
+	}
+}
+
+func TestServiceCLIDefaultsToHTTPSShortURLs(t *testing.T) {
+	c := app.ServiceCLI("hoplink-x", "test", app.APIService)
+	var got string
+	for _, f := range c.Flags {
+		if f.Names()[0] == "short-url-base" {
+			got = f.(interface{ GetDefaultText() string }).GetDefaultText()
+		}
+	}
+	assert.Equal(t, `"https://{domain}"`, got)
+}

@@ -1,0 +1,334 @@
+package app_test
+
+import (
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/urfave/cli/v2"
+
+	"github.com/hoplink/hoplink/internal/app"
+)
+
+// operatorEnv lists the HOPLINK_ variable of every operator flag.
+var operatorEnv = []string{
+	"HOPLINK_DB", "HOPLINK_ADDR", "HOPLINK_SERVICE_HOST", "HOPLINK_PUBLIC_URL",
+	"HOPLINK_DEFAULT_LINK_DOMAIN", "HOPLINK_SHORT_URL_BASE", "HOPLINK_TRUSTED_PROXIES",
+	"HOPLINK_REDIS", "HOPLINK_DNS_SERVER", "HOPLINK_CNAME_TARGET", "HOPLINK_SECRET_FILE",
+	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT",
+}
+
+// clearOperatorEnv unsets every HOPLINK_ variable for the test, so that the
+// defaults under test are not the developer's environment. (urfave/cli takes
+// a variable set to "" as a value, so they must be unset, not emptied.)
+func clearOperatorEnv(t *testing.T) {
+	t.Helper()
+	for _, k := range operatorEnv {
+		t.Setenv(k, "") // restores the old value after the test
+		require.NoError(t, os.Unsetenv(k))
+	}
+}
+
+// configFrom runs a real cli.App with the operator flags (serve's defaults
+// when serve) on args and returns what ConfigFromCLI made of them.
+func configFrom(t *testing.T, serve bool, args ...string) (app.Config, error) {
+	t.Helper()
+	var (
+		cfg    app.Config
+		cfgErr error
+		ran    bool
+	)
+	a := &cli.App{
+		Name:      "hoplink-test",
+		Flags:     app.Flags(serve),
+		Writer:    io.Discard,
+		ErrWriter: io.Discard,
+		Action: func(c *cli.Context) error {
+			ran = true
+			cfg, cfgErr = app.ConfigFromCLI(c)
+			return nil
+		},
+	}
+	require.NoError(t, a.Run(append([]string{"hoplink-test"}, args...)))
+	require.True(t, ran, "the action did not run")
+	return cfg, cfgErr
+}
+
+func prefixes(t *testing.T, s ...string) []netip.Prefix {
+	t.Helper()
+	out := make([]netip.Prefix, len(s))
+	for i, p := range s {
+		out[i] = netip.MustParsePrefix(p)
+	}
+	return out
+}
+
+func TestConfigFromCLIDefaults(t *testing.T) {
+	clearOperatorEnv(t)
+
+	tests := []struct {
+		name          string
+		serve         bool
+		wantShortBase string
+	}{
+		{name: "single-service binaries build https short URLs", serve: false, wantShortBase: "https://{domain}"},
+		{name: "serve builds short URLs on port 8080 of the link domain", serve: true, wantShortBase: "http://{domain}:8080"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := configFrom(t, tt.serve)
+			require.NoError(t, err)
+
+			assert.Equal(t, "hoplink.db", cfg.DB)
+			assert.False(t, cfg.IsPostgres())
+			assert.Equal(t, "127.0.0.1:8080", cfg.Addr)
+			assert.Equal(t, []string{"localhost", "127.0.0.1"}, cfg.ServiceHosts)
+			require.NotNil(t, cfg.PublicURL)
+			assert.Equal(t, "http://localhost:8080", cfg.PublicURL.String())
+			assert.Equal(t, "hop.localhost", cfg.DefaultLinkDomain)
+			assert.Equal(t, tt.wantShortBase, cfg.ShortURLBase)
+			assert.Empty(t, cfg.TrustedProxies, "no proxy is trusted by default")
+			assert.Empty(t, cfg.Redis, "rate limits stay in process by default")
+			assert.Empty(t, cfg.DNSServer, "the system resolver by default")
+			assert.Equal(t, "cname.hop.localhost", cfg.CNAMETarget)
+			assert.Empty(t, cfg.SecretFile, "hoplink.secret beside the database by default")
+			assert.Equal(t, slog.LevelInfo, cfg.LogLevel)
+			assert.Equal(t, "text", cfg.LogFormat)
+		})
+	}
+}
+
+func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
+	tests := []struct {
+		name  string
+		serve bool
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, cfg app.Config)
+	}{
+		{
+			name: "every flag is taken",
+			args: []string{
+				"--db", "/var/lib/hoplink/data.db",
+				"--addr", ":9000",
+				"--service-host", "api.example.com",
+				"--public-url", "https://api.example.com",
+				"--default-link-domain", "go.example.com",
+				"--short-url-base", "https://{domain}/l",
+				"--trusted-proxies", "10.0.0.0/8",
+				"--redis", "redis://redis:6379/0",
+				"--dns-server", "1.1.1.1:53",
+				"--cname-target", "edge.example.net",
+				"--secret-file", "/etc/hoplink/secret",
+				"--log-level", "debug",
+				"--log-format", "json",
+			},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, "/var/lib/hoplink/data.db", cfg.DB)
+				assert.Equal(t, ":9000", cfg.Addr)
+				assert.Equal(t, []string{"api.example.com"}, cfg.ServiceHosts)
+				assert.Equal(t, "https://api.example.com", cfg.PublicURL.String())
+				assert.Equal(t, "go.example.com", cfg.DefaultLinkDomain)
+				assert.Equal(t, "https://{domain}/l", cfg.ShortURLBase)
+				assert.Equal(t, prefixes(t, "10.0.0.0/8"), cfg.TrustedProxies)
+				assert.Equal(t, "redis://redis:6379/0", cfg.Redis)
+				assert.Equal(t, "1.1.1.1:53", cfg.DNSServer)
+				assert.Equal(t, "edge.example.net", cfg.CNAMETarget)
+				assert.Equal(t, "/etc/hoplink/secret", cfg.SecretFile)
+				assert.Equal(t, slog.LevelDebug, cfg.LogLevel)
+				assert.Equal(t, "json", cfg.LogFormat)
+			},
+		},
+		{
+			name: "every HOPLINK_ variable is taken",
+			env: map[string]string{
+				"HOPLINK_DB":                  "/srv/env.db",
+				"HOPLINK_ADDR":                "0.0.0.0:8181",
+				"HOPLINK_SERVICE_HOST":        "api.example.org,admin.example.org",
+				"HOPLINK_PUBLIC_URL":          "https://api.example.org/",
+				"HOPLINK_DEFAULT_LINK_DOMAIN": "l.example.org",
+				"HOPLINK_SHORT_URL_BASE":      "https://{domain}",
+				"HOPLINK_TRUSTED_PROXIES":     "192.168.0.0/16,fd00::/8",
+				"HOPLINK_REDIS":               "rediss://cache:6380/1",
+				"HOPLINK_DNS_SERVER":          "9.9.9.9:53",
+				"HOPLINK_CNAME_TARGET":        "cname.example.net",
+				"HOPLINK_SECRET_FILE":         "/run/secrets/hoplink",
+				"HOPLINK_LOG_LEVEL":           "warn",
+				"HOPLINK_LOG_FORMAT":          "json",
+			},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, "/srv/env.db", cfg.DB)
+				assert.Equal(t, "0.0.0.0:8181", cfg.Addr)
+				assert.Equal(t, []string{"api.example.org", "admin.example.org"}, cfg.ServiceHosts)
+				assert.Equal(t, "https://api.example.org", cfg.PublicURL.String())
+				assert.Equal(t, "l.example.org", cfg.DefaultLinkDomain)
+				assert.Equal(t, "https://{domain}", cfg.ShortURLBase)
+				assert.Equal(t, prefixes(t, "192.168.0.0/16", "fd00::/8"), cfg.TrustedProxies)
+				assert.Equal(t, "rediss://cache:6380/1", cfg.Redis)
+				assert.Equal(t, "9.9.9.9:53", cfg.DNSServer)
+				assert.Equal(t, "cname.example.net", cfg.CNAMETarget)
+				assert.Equal(t, "/run/secrets/hoplink", cfg.SecretFile)
+				assert.Equal(t, slog.LevelWarn, cfg.LogLevel)
+				assert.Equal(t, "json", cfg.LogFormat)
+			},
+		},
+		{
+			name: "a flag beats its variable",
+			args: []string{"--db", "flag.db", "--short-url-base", "http://{domain}:9999"},
+			env:  map[string]string{"HOPLINK_DB": "env.db", "HOPLINK_SHORT_URL_BASE": "https://{domain}"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, "flag.db", cfg.DB)
+				assert.Equal(t, "http://{domain}:9999", cfg.ShortURLBase)
+			},
+		},
+		{
+			name:  "serve takes HOPLINK_SHORT_URL_BASE over its own default",
+			serve: true,
+			env:   map[string]string{"HOPLINK_SHORT_URL_BASE": "https://{domain}"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, "https://{domain}", cfg.ShortURLBase)
+			},
+		},
+		{
+			name: "cname target defaults to cname. plus the normalized default link domain",
+			args: []string{"--default-link-domain", " Go.Example.COM "},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, "go.example.com", cfg.DefaultLinkDomain)
+				assert.Equal(t, "cname.go.example.com", cfg.CNAMETarget)
+			},
+		},
+		{
+			name: "cname target defaults from HOPLINK_DEFAULT_LINK_DOMAIN too",
+			env:  map[string]string{"HOPLINK_DEFAULT_LINK_DOMAIN": "links.example.io"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, "cname.links.example.io", cfg.CNAMETarget)
+			},
+		},
+		{
+			name: "service hosts are trimmed, lowercased and empty items dropped",
+			args: []string{"--service-host", " API.Example.com, ,localhost "},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, []string{"api.example.com", "localhost"}, cfg.ServiceHosts)
+			},
+		},
+		{
+			name: "public url loses its trailing slash so {base_url} is public url plus /v1",
+			args: []string{"--public-url", "https://example.com/hoplink/"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, "https://example.com/hoplink", cfg.PublicURL.String())
+			},
+		},
+		{
+			name: "trusted proxies take bare addresses as single-host prefixes",
+			args: []string{"--trusted-proxies", "10.1.2.3, 2001:db8::1, 172.16.5.0/12"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, prefixes(t, "10.1.2.3/32", "2001:db8::1/128", "172.16.0.0/12"), cfg.TrustedProxies)
+			},
+		},
+		{
+			name: "in-memory SQLite is a valid database",
+			args: []string{"--db", ":memory:"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, ":memory:", cfg.DB)
+				assert.False(t, cfg.IsPostgres())
+			},
+		},
+		{
+			name: "a postgres DSN with a secret file selects PostgreSQL",
+			args: []string{"--db", "postgres://u:p@db:5432/hoplink", "--secret-file", "/etc/hoplink/secret"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.True(t, cfg.IsPostgres())
+			},
+		},
+		{
+			name: "a postgresql DSN selects PostgreSQL through the environment",
+			env:  map[string]string{"HOPLINK_DB": "postgresql://db/hoplink", "HOPLINK_SECRET_FILE": "/etc/hoplink/secret"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.True(t, cfg.IsPostgres())
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearOperatorEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			cfg, err := configFrom(t, tt.serve, tt.args...)
+			require.NoError(t, err)
+			tt.check(t, cfg)
+		})
+	}
+}
+
+func TestConfigFromCLIRefusesInvalidValues(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		// want are substrings the error must hold, so the operator can fix it.
+		want []string
+	}{
+		{name: "public url without a scheme", args: []string{"--public-url", "localhost:8080"}, want: []string{"--public-url"}},
+		{name: "public url of another scheme", args: []string{"--public-url", "ftp://example.com"}, want: []string{"--public-url"}},
+		{name: "public url without a host", args: []string{"--public-url", "https://"}, want: []string{"--public-url"}},
+		{name: "public url that does not parse", args: []string{"--public-url", "http://exa mple.com/%zz"}, want: []string{"--public-url"}},
+		{name: "trusted proxy that is no CIDR", args: []string{"--trusted-proxies", "10.0.0.0/8,proxy.internal"}, want: []string{"--trusted-proxies"}},
+		{name: "trusted proxy with a bad mask", args: []string{"--trusted-proxies", "10.0.0.0/33"}, want: []string{"--trusted-proxies"}},
+		{name: "unknown log level", args: []string{"--log-level", "loud"}, want: []string{"--log-level"}},
+		{name: "unknown log format", args: []string{"--log-format", "xml"}, want: []string{"--log-format"}},
+		{name: "redis url of another scheme", args: []string{"--redis", "http://redis:6379"}, want: []string{"--redis"}},
+		{name: "redis address without a scheme", args: []string{"--redis", "redis:6379"}, want: []string{"--redis"}},
+		{name: "invalid value from the environment", env: map[string]string{"HOPLINK_LOG_FORMAT": "yaml"}, want: []string{"--log-format"}},
+		{name: "short url base without {domain}", args: []string{"--short-url-base", "https://example.com"}, want: []string{"--short-url-base"}},
+		{name: "no service host", args: []string{"--service-host", " , "}, want: []string{"--service-host"}},
+		{name: "empty database", args: []string{"--db", ""}, want: []string{"--db"}},
+		{name: "empty default link domain", args: []string{"--default-link-domain", "  "}, want: []string{"--default-link-domain"}},
+		{
+			name: "postgres DSN without a secret file",
+			args: []string{"--db", "postgres://u:p@db:5432/hoplink"},
+			want: []string{"--secret-file", "HOPLINK_SECRET_FILE", "PostgreSQL"},
+		},
+		{
+			name: "postgresql DSN without a secret file",
+			env:  map[string]string{"HOPLINK_DB": "postgresql://db/hoplink"},
+			want: []string{"--secret-file", "PostgreSQL"},
+		},
+		{
+			name: "every invalid flag is reported at once",
+			args: []string{"--log-level", "loud", "--log-format", "xml", "--redis", "tcp://x"},
+			want: []string{"--log-level", "--log-format", "--redis"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearOperatorEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, err := configFrom(t, false, tt.args...)
+			require.Error(t, err)
+			for _, w := range tt.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestFlagsHaveUsageAndVariables(t *testing.T) {
+	for _, serve := range []bool{false, true} {
+		for _, f := range app.Flags(serve) {
+			df, ok := f.(cli.DocGenerationFlag)
+			require.True(t, ok, "%v", f.Names())
+			name := f.Names()[0]
+			assert.NotEmpty(t, df.GetUsage(), "--%s has no usage", name)
+			want := "HOPLINK_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+			assert.Equal(t, []string{want}, df.GetEnvVars(), "--%s", name)
+		}
+	}
+}
