@@ -42,11 +42,11 @@ func OpenAPI() (*openapi3.T, []byte, error) {
 
 // openAPI serves GET /v1/openapi.json without a key, limited per client IP.
 func (a *API) openAPI(w http.ResponseWriter, req bunrouter.Request) error {
-	if err := noQuery(req); err != nil {
-		return err
-	}
 	if !a.anonymousLimit(w, req.Request) {
 		return nil
+	}
+	if err := noQuery(req); err != nil {
+		return err
 	}
 	_, body, err := OpenAPI()
 	if err != nil {

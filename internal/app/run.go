@@ -68,9 +68,9 @@ func ServeAll(boot BootstrapOptions) fx.Option {
 		fx.Provide(func(cfg Config, a *httpapi.API, s *store.Store) Handler {
 			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts, Service: a, LinkDomain: httpapi.Health(s.Ping)}}
 		}),
-		// A module of its own, declared before the server's, so that the first
-		// organization exists before the listener opens.
-		fx.Module("bootstrap", fx.Invoke(Bootstrap)),
+		// The listener opens first, so that a taken address fails the start
+		// before anything is created.
+		fx.Invoke(Bootstrap),
 		Server,
 	)
 }
