@@ -1,0 +1,75 @@
+// Package linking owns Hoplink's link domain: links, apps and custom domains,
+// and the rules that govern them.
+//
+// The rule files are pure: slug syntax and reserved slugs (slug.go), slug
+// generation (generate.go), URL validation and normalization (url.go), tags
+// (tags.go), the other text fields (text.go) and the domain rules of POST and
+// PATCH /links (domain_rules.go). They import the standard library and errcode
+// only, do no I/O, read no clock and draw no randomness of their own: a slug
+// generator is handed its source of randomness. Every refusal is an
+// *errcode.Error carrying SPEC.md's code (VALIDATION_ERROR naming the field,
+// INVALID_DOMAIN, DEFAULT_DOMAIN_UNAVAILABLE, SLUG_TAKEN).
+//
+// Nothing in this package imports store, httpapi, bun, fx or net/http.
+//
+// # Decisions where SPEC.md is silent
+//
+// Slugs:
+//   - A slug is checked as sent; a capital letter is refused ("must be
+//     lowercase"), not lowered. Redirects and resolves find a link whatever
+//     the case of the slug typed (NormalizeSlugForLookup), lowering ASCII
+//     letters only.
+//   - The reserved slugs are ReservedSlugs (routes the service serves or may
+//     serve, operational endpoints, root names crawlers expect, words that
+//     imitate account pages, and "null" and "undefined"), on every domain;
+//     "test" is reserved on app subdomains only (domain rule 6).
+//   - The resolve endpoint accepts any slug of 1 to 100 characters with the
+//     slug pattern (ValidResolveSlug); reserved slugs are not refused there,
+//     they simply match no link.
+//   - A generated slug is 7 characters of [a-z0-9] drawn without bias from
+//     the source handed in (crypto/rand in production); a nil source is an
+//     error, not a silent default. Generation retries on collision, 5 times by
+//     default, and reports ErrNoFreeSlug (an internal error) when all are taken.
+//
+// URLs (NormalizeURL, NormalizeLinkURL):
+//   - destination_url, ios_fallback_url, android_fallback_url and
+//     og_image_url must be http or https; ios_url and android_url accept any
+//     scheme, so an app's own scheme (myapp://path, intent://...) works.
+//   - about:, blob:, data:, file:, filesystem:, javascript: and vbscript: are
+//     refused in every field.
+//   - At most MaxURLLength (2048) characters, as sent and once normalized.
+//   - Whitespace, control characters and invisible formatting characters
+//     are refused, not encoded; so is a "%" without two hex digits after it.
+//   - http and https URLs must have a host and no user name or password. A
+//     non-ASCII host is refused: the package does no IDNA mapping, so an
+//     internationalised name is written in its xn-- form.
+//   - Normalization lowers the scheme and the http(s) host, drops default and
+//     empty ports, gives a bare origin a trailing slash, and percent-encodes
+//     characters a URL may not hold; fragments, queries, paths and escapes are
+//     otherwise kept byte for byte. Normalizing twice changes nothing.
+//
+// Text fields:
+//   - Tags: at most 20 as sent; each is trimmed, must then hold 1 to 50
+//     characters without control characters; duplicates after trimming are
+//     dropped silently, the first kept, order kept; comparison is exact
+//     ("iOS" and "ios" differ).
+//   - name: at most 255 characters; og_title at most 255; og_description at
+//     most 1000 (line breaks and tabs allowed there only). An empty or blank
+//     value is refused; null clears a field. Lengths count Unicode code points.
+//
+// Domains (ChooseDomain, DomainsForApp, CheckDomainForApp):
+//   - Domain names are compared with ASCII letters lowered and a trailing dot
+//     dropped.
+//   - Rule 9 is derived rather than told: the app's saved default is
+//     unavailable when it is not among the domains the app may use now, which
+//     covers a custom domain unverified, suspended or deleted, and also a
+//     legacy default on an app that is legacy no more. An empty saved default
+//     means the app's subdomain.
+//   - INVALID_DOMAIN and DEFAULT_DOMAIN_UNAVAILABLE both carry
+//     details.domain and details.allowed_link_domains, so a client can
+//     correct the request in one step.
+//   - On PATCH a link with no app keeps its domain (rule 2); a new app_id is
+//     checked against the app's domains (CheckDomainForApp).
+//   - Slug uniqueness (rule 8) needs the store; this package only builds its
+//     SLUG_TAKEN errors (SlugTakenError, SlugHeldError).
+package linking
