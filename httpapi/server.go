@@ -100,7 +100,9 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		path = r.URL.Path
 	}
 	if path != "/" && (strings.HasSuffix(path, "/") || bunrouter.CleanPath(path) != path) {
-		a.notFound(w, bunrouter.NewRequest(r))
+		// Through requestID, like every routed request: the answer carries
+		// X-Request-Id, and the per-IP limit counts the real client.
+		_ = a.requestID(a.notFound)(w, bunrouter.NewRequest(r))
 		return
 	}
 	a.router.ServeHTTP(w, r)
