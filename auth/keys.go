@@ -139,8 +139,8 @@ func NewKey(random io.Reader, now time.Time, orgID uuid.UUID, createdBy *uuid.UU
 }
 
 // Create creates a key in p's organization. The new key's creator is p's
-// creator (none for a key without one), and a key with a creator may only
-// carry scopes the creator's role holds.
+// creator (none for a key without one). An API key may carry only scopes that
+// p's key carries and, for a key with a creator, that the creator's role holds.
 func (s *Keys) Create(ctx context.Context, p *Principal, in CreateKeyInput) (*IssuedKey, error) {
 	if _, err := p.Authorize(ScopeKeysWrite, ActKeysWrite); err != nil {
 		return nil, err
@@ -148,6 +148,16 @@ func (s *Keys) Create(ctx context.Context, p *Principal, in CreateKeyInput) (*Is
 	k, err := NewKey(s.random, s.clock(), p.OrgID, p.CreatedBy, in)
 	if err != nil {
 		return nil, err
+	}
+	// A key never hands out more than its maker holds: an API key's scopes
+	// must be scopes of the creating key, and of its creator's role. SDK keys
+	// carry their fixed, narrow scopes and need keys:write alone.
+	if k.Type == KeyTypeAPI {
+		for _, sc := range k.Scopes {
+			if !p.Scopes.Has(sc) {
+				return nil, errcode.Newf(errcode.Forbidden, "this key may not create a key with the %s scope, which it lacks", sc)
+			}
+		}
 	}
 	if p.CreatedBy != nil {
 		for _, sc := range k.Scopes {

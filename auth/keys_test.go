@@ -138,3 +138,20 @@ func TestKeysOfAnotherOrganizationAreNotFound(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, list)
 }
+
+func TestKeyMayNotExceedTheCreatingKeysScopes(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	p := &auth.Principal{OrgID: f.org, Scopes: auth.NewScopeSet([]auth.Scope{"keys:write", "links:read"})}
+	_, err := f.keys.Create(ctx, p, auth.CreateKeyInput{Name: "x", Scopes: []auth.Scope{"org:delete"}})
+	assert.Equal(t, errcode.Forbidden, errcode.CodeOf(err))
+	_, err = f.keys.Create(ctx, p, auth.CreateKeyInput{Name: "x", Scopes: []auth.Scope{"links:write"}})
+	assert.Equal(t, errcode.Forbidden, errcode.CodeOf(err), "links:write is more than links:read")
+
+	k, err := f.keys.Create(ctx, p, auth.CreateKeyInput{Name: "x", Scopes: []auth.Scope{"links:read"}})
+	require.NoError(t, err)
+	assert.Equal(t, []auth.Scope{"links:read"}, k.Scopes)
+	sdk, err := f.keys.Create(ctx, p, auth.CreateKeyInput{Name: "ios", Type: auth.KeyTypeSDK})
+	require.NoError(t, err, "an SDK key needs keys:write alone")
+	assert.Equal(t, auth.KeyTypeSDK, sdk.Type)
+}

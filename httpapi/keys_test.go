@@ -101,10 +101,21 @@ func TestCreateKey(t *testing.T) {
 			assert.Equal(t, name, resp.key(t).Name)
 		})
 
+		t.Run("a key never carries a scope the creating key lacks", func(t *testing.T) {
+			o := h.newOrg(t, "Acme")
+			k := h.scopedKey(t, o, auth.ScopeKeysWrite, auth.ScopeLinksRead)
+			before := h.count(t, "api_keys", o.ID)
+			resp := h.post(t, k.raw, "/v1/keys", `{"name":"wider","scopes":["org:delete"]}`)
+			assertError(t, resp, http.StatusForbidden, errcode.Forbidden)
+			assert.Equal(t, before, h.count(t, "api_keys", o.ID))
+			resp = h.post(t, k.raw, "/v1/keys", `{"name":"same","scopes":["links:read"]}`)
+			assert.Equal(t, http.StatusCreated, resp.status, "body: %s", resp.body)
+		})
+
 		t.Run("a key made with a member's key has that member as creator", func(t *testing.T) {
 			for _, role := range []auth.Role{auth.RoleOwner, auth.RoleAdmin, auth.RoleMember} {
 				m := h.newMember(t, h.newOrg(t, "Acme"), role)
-				mk := h.memberKey(t, m, auth.ScopeKeysWrite)
+				mk := h.memberKey(t, m, auth.ScopeKeysWrite, auth.ScopeLinksWrite)
 				resp := h.post(t, mk.raw, "/v1/keys", `{"name":"mine","scopes":["links:write","keys:write"]}`)
 				require.Equal(t, http.StatusCreated, resp.status, "%s: %s", role, resp.body)
 				k := resp.key(t)
@@ -256,7 +267,7 @@ func TestListKeys(t *testing.T) {
 			owner := h.newMember(t, o, auth.RoleOwner)
 			ownerKey := h.memberKey(t, owner, auth.ScopeKeysRead)
 			m := h.newMember(t, o, auth.RoleMember)
-			mk := h.memberKey(t, m, auth.ScopeKeysRead, auth.ScopeKeysWrite)
+			mk := h.memberKey(t, m, auth.ScopeKeysRead, auth.ScopeKeysWrite, auth.ScopeLinksRead)
 			resp := h.post(t, mk.raw, "/v1/keys", `{"name":"second","scopes":["links:read"]}`)
 			require.Equal(t, http.StatusCreated, resp.status, "body: %s", resp.body)
 			second := resp.key(t)

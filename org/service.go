@@ -279,6 +279,10 @@ func (s *Service) AddMember(ctx context.Context, orgID uuid.UUID, email string, 
 		}
 		return nil, err
 	}
+	if s.forget != nil {
+		// A member who left and comes back gets their keys back at once.
+		s.forget.ForgetCreator(u.ID)
+	}
 	return m, nil
 }
 
