@@ -400,13 +400,13 @@ func TestErrorEnvelope(t *testing.T) {
 			{name: "a trailing slash after an id is 404", method: "GET", path: "/v1/organizations/" + o.ID.String() + "/", key: true, status: 404, code: errcode.NotFound},
 			{name: "/v1/ is 404", method: "GET", path: "/v1/", key: true, status: 404, code: errcode.NotFound},
 			{name: "a double slash is 404, not a redirect", method: "GET", path: "/v1//keys", key: true, status: 404, code: errcode.NotFound},
-			{name: "PUT /keys is 405", method: "PUT", path: "/v1/keys", key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "POST"}},
-			{name: "a wrong method without a key is 405 too", method: "PATCH", path: "/v1/keys", status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "POST"}},
-			{name: "PATCH /keys/{id} is 405", method: "PATCH", path: "/v1/keys/" + id, key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "DELETE"}},
-			{name: "POST /organizations/{id} is 405", method: "POST", path: "/v1/organizations/" + o.ID.String(), key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "DELETE"}},
-			{name: "POST /sdk/validate is 405", method: "POST", path: "/v1/sdk/validate", key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET"}},
-			{name: "DELETE /openapi.json is 405", method: "DELETE", path: "/v1/openapi.json", status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET"}},
-			{name: "POST /healthz is 405", method: "POST", path: "/healthz", status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET"}},
+			{name: "PUT /keys is 405", method: "PUT", path: "/v1/keys", key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "HEAD", "POST"}},
+			{name: "a wrong method without a key is 405 too", method: "PATCH", path: "/v1/keys", status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "HEAD", "POST"}},
+			{name: "PATCH /keys/{id} is 405", method: "PATCH", path: "/v1/keys/" + id, key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "HEAD", "DELETE"}},
+			{name: "POST /organizations/{id} is 405", method: "POST", path: "/v1/organizations/" + o.ID.String(), key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "HEAD", "DELETE"}},
+			{name: "POST /sdk/validate is 405", method: "POST", path: "/v1/sdk/validate", key: true, status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "HEAD"}},
+			{name: "DELETE /openapi.json is 405", method: "DELETE", path: "/v1/openapi.json", status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "HEAD"}},
+			{name: "POST /healthz is 405", method: "POST", path: "/healthz", status: 405, code: errcode.MethodNotAllowed, allow: []string{"GET", "HEAD"}},
 			{name: "an unknown path outside /v1 is 404", method: "GET", path: "/admin", status: 404, code: errcode.NotFound},
 		}
 		for _, tt := range tests {
@@ -512,6 +512,16 @@ func TestOpenAPIAndHealth(t *testing.T) {
 			assert.Equal(t, "3.0.3", doc.OpenAPI)
 			assert.Contains(t, doc.Paths, "/keys")
 			assert.Equal(t, "60", resp.header.Get("X-RateLimit-Limit"), "limited per client IP")
+		})
+
+		t.Run("HEAD answers like GET without a body", func(t *testing.T) {
+			o := h.newOrg(t, "Acme")
+			resp := h.do(t, request{method: http.MethodHead, path: "/v1/organizations/" + o.ID.String(), key: o.key.raw, off: true})
+			assert.Equal(t, http.StatusOK, resp.status)
+			assert.Empty(t, resp.body)
+			assert.Equal(t, "59", resp.header.Get("X-RateLimit-Remaining"))
+			resp = h.do(t, request{method: http.MethodHead, path: "/healthz", off: true})
+			assert.Equal(t, http.StatusOK, resp.status)
 		})
 
 		t.Run("healthz and readyz answer, without rate limits", func(t *testing.T) {

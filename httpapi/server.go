@@ -118,11 +118,18 @@ type routes struct {
 // handle registers h for method and path, recording the method so that a
 // wrong one gets 405 with Allow.
 func (r routes) handle(method, path string, h bunrouter.HandlerFunc) {
+	methods := []string{method}
+	if method == http.MethodGet {
+		// HEAD answers as GET does; net/http drops the body.
+		methods = append(methods, http.MethodHead)
+	}
 	r.a.mu.Lock()
 	full := r.prefix + path
-	r.a.methods[full] = append(r.a.methods[full], method)
+	r.a.methods[full] = append(r.a.methods[full], methods...)
 	r.a.mu.Unlock()
-	r.g.Handle(method, path, r.a.errors(h))
+	for _, m := range methods {
+		r.g.Handle(m, path, r.a.errors(h))
+	}
 }
 
 // handleSDK registers an SDK route: SDK keys may call it, and it is limited
@@ -130,6 +137,9 @@ func (r routes) handle(method, path string, h bunrouter.HandlerFunc) {
 func (r routes) handleSDK(method, path string, h bunrouter.HandlerFunc) {
 	r.a.mu.Lock()
 	r.a.sdk[method+" "+r.prefix+path] = true
+	if method == http.MethodGet {
+		r.a.sdk[http.MethodHead+" "+r.prefix+path] = true
+	}
 	r.a.mu.Unlock()
 	r.handle(method, path, h)
 }
