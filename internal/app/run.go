@@ -108,13 +108,15 @@ func Run(opts fx.Option) error {
 	if err := a.Err(); err != nil {
 		return err
 	}
+	// Done receives SIGINT and SIGTERM. Ask for it before starting, so that a
+	// signal that arrives as soon as the server listens stops it gracefully.
+	done := a.Done()
 	startCtx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := a.Start(startCtx); err != nil {
 		return err
 	}
-	// Done receives SIGINT and SIGTERM.
-	<-a.Done()
+	<-done
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancelStop()
 	return a.Stop(stopCtx)
