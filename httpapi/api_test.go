@@ -390,8 +390,8 @@ func TestErrorEnvelope(t *testing.T) {
 			code   errcode.Code
 			allow  []string
 		}{
-			{name: "an unknown route under /v1 is 404", method: "GET", path: "/v1/links", status: 404, code: errcode.NotFound},
-			{name: "an unknown route with a key is 404", method: "GET", path: "/v1/links", key: true, status: 404, code: errcode.NotFound},
+			{name: "an unknown route under /v1 is 404", method: "GET", path: "/v1/no-such-thing", status: 404, code: errcode.NotFound},
+			{name: "an unknown route with a key is 404", method: "GET", path: "/v1/no-such-thing", key: true, status: 404, code: errcode.NotFound},
 			{name: "a deeper unknown route is 404", method: "GET", path: "/v1/keys/" + id + "/scopes", key: true, status: 404, code: errcode.NotFound},
 			{name: "/v1 itself is 404", method: "GET", path: "/v1", key: true, status: 404, code: errcode.NotFound},
 			{name: "an unknown version is 404", method: "GET", path: "/v2/keys", key: true, status: 404, code: errcode.NotFound},

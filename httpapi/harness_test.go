@@ -22,6 +22,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/httpapi/apitest"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
@@ -53,6 +54,9 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
+// defaultLinkDomain is the harness's {default_link_domain}.
+const defaultLinkDomain = "hop.test"
+
 // loopback is the proxy every harness trusts, so that a test can choose its
 // client IP with X-Forwarded-For.
 var loopback = netip.MustParsePrefix("127.0.0.0/8")
@@ -63,9 +67,16 @@ type config struct {
 	keyStore func(*store.Store) auth.KeyStore
 	cacheTTL time.Duration
 	limiter  func(*clock) ratelimit.Limiter
+	api      []func(*harness, *httpapi.Options)
 }
 
 type option func(*config)
+
+// withAPI lets change add to the API's options (services the harness does
+// not build) before the server starts.
+func withAPI(change func(h *harness, o *httpapi.Options)) option {
+	return func(cfg *config) { cfg.api = append(cfg.api, change) }
+}
 
 // withClock makes the harness share c, as replicas share time.
 func withClock(c *clock) option { return func(cfg *config) { cfg.clock = c } }
@@ -93,6 +104,7 @@ type harness struct {
 	auth    *auth.Authenticator
 	keys    *auth.Keys
 	orgs    *org.Service
+	apps    *linking.AppService
 	limiter ratelimit.Limiter
 	srv     *httptest.Server
 	v       *apitest.Validator
@@ -134,19 +146,25 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 		auth:    a,
 		keys:    auth.NewKeys(ks, a, cfg.clock.Now, nil),
 		orgs:    org.NewService(s, a, cfg.clock.Now, nil),
+		apps:    linking.NewAppService(s, s, a, defaultLinkDomain, cfg.clock.Now, nil),
 		limiter: cfg.limiter(cfg.clock),
 		v:       apitest.NewValidator(t),
 		taken:   map[uuid.UUID]int{},
 	}
-	h.srv = httptest.NewServer(httpapi.New(httpapi.Options{
+	apiOpts := httpapi.Options{
 		Authenticator:  h.auth,
 		Keys:           h.keys,
 		Orgs:           h.orgs,
+		Apps:           h.apps,
 		Limiter:        h.limiter,
 		Ready:          s.Ping,
 		TrustedProxies: []netip.Prefix{loopback},
 		Logger:         quiet,
-	}))
+	}
+	for _, change := range cfg.api {
+		change(h, &apiOpts)
+	}
+	h.srv = httptest.NewServer(httpapi.New(apiOpts))
 	t.Cleanup(h.srv.Close)
 	return h
 }
@@ -238,15 +256,18 @@ func (h *harness) sdkKey(t testing.TB, o *testOrg) testKey {
 	return h.orgKey(t, o, auth.CreateKeyInput{Name: "sdk", Type: auth.KeyTypeSDK})
 }
 
-// newApp inserts an app of organization orgID directly: the apps API does
-// not exist yet.
+// newApp inserts an app of organization orgID through the store, whatever
+// the organization's plan allows.
 func (h *harness) newApp(t testing.TB, orgID uuid.UUID) uuid.UUID {
 	t.Helper()
 	id := uuid.Must(uuid.NewV7())
-	now := h.clock.Now()
-	_, err := h.store.DB().NewInsert().Table("apps").Model(&map[string]any{
-		"id": id, "org_id": orgID, "name": "app", "created_at": now, "updated_at": now,
-	}).Exec(context.Background())
+	now := h.clock.Now().UTC().Truncate(time.Millisecond)
+	handle := "app-" + strings.ReplaceAll(id.String(), "-", "")
+	err := h.store.CreateApp(context.Background(), &linking.App{
+		ID: id, OrgID: orgID, Name: "app", Handle: handle,
+		LinkDomain: handle + "." + defaultLinkDomain, DefaultLinkDomain: handle + "." + defaultLinkDomain,
+		CreatedAt: now, UpdatedAt: now,
+	}, 1000)
 	require.NoError(t, err)
 	return id
 }

@@ -39,15 +39,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // VALIDATION_ERROR with details.fields naming each field, or
 // PAYLOAD_TOO_LARGE.
 func decode(r *http.Request, dst any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeBytes(body, dst)
+}
+
+// readBody reads r's body, at most MaxBodyBytes (else PAYLOAD_TOO_LARGE).
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB")
+			return nil, errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB")
 		}
-		return errcode.Field("body", "could not be read")
+		return nil, errcode.Field("body", "could not be read")
 	}
-	return decodeBytes(body, dst)
+	return body, nil
 }
 
 func decodeBytes(body []byte, dst any) error {
@@ -84,6 +93,16 @@ func decodeBytes(body []byte, dst any) error {
 		d := json.NewDecoder(bytes.NewReader(raw[name]))
 		d.DisallowUnknownFields()
 		if err := d.Decode(fv.Addr().Interface()); err != nil {
+			// A field's own UnmarshalJSON (a parameter config) may return
+			// our error type: its field errors name the fields themselves,
+			// and any other code (PARAM_CONFIG_TOO_LARGE) is the answer.
+			if e, ok := errcode.As(err); ok {
+				if e.Code != errcode.ValidationError {
+					return e
+				}
+				errs = append(errs, e.Fields...)
+				continue
+			}
 			errs = append(errs, fieldError(name, err))
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 )
@@ -36,6 +37,12 @@ type Options struct {
 	Keys *auth.Keys
 	// Orgs serves /v1/organizations.
 	Orgs *org.Service
+	// Apps serves /v1/apps.
+	Apps *linking.AppService
+	// Links serves /v1/links.
+	Links *linking.LinkService
+	// Parameters serves /v1/organizations/{id}/parameters.
+	Parameters *org.Parameters
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -86,6 +93,15 @@ func New(opts Options) *API {
 	if opts.Orgs != nil {
 		v1.handle(http.MethodGet, "/organizations/:id", a.getOrganization)
 		v1.handle(http.MethodDelete, "/organizations/:id", a.deleteOrganization)
+	}
+	if opts.Apps != nil {
+		a.appRoutes(v1)
+	}
+	if opts.Links != nil {
+		a.linkRoutes(v1)
+	}
+	if opts.Parameters != nil {
+		a.parameterRoutes(v1)
 	}
 	v1.handleSDK(http.MethodGet, "/sdk/validate", a.validateSDK)
 	return a

@@ -72,4 +72,30 @@
 //     checked against the app's domains (CheckDomainForApp).
 //   - Slug uniqueness (rule 8) needs the store; this package only builds its
 //     SLUG_TAKEN errors (SlugTakenError, SlugHeldError).
+//
+// Apps (app_rules.go is a rule file; AppService in apps.go is not):
+//   - The field rules are ValidateAppName, ValidateBundleID, ValidateTeamID,
+//     ValidateAppStoreID, ValidatePackageName, NormalizeFingerprints and
+//     NormalizeAppPaths; their docs state the limits. Every invalid field of
+//     a request is reported at once.
+//   - A handle is derived once, from the name (HandleBase, HandleCandidate):
+//     a taken, reserved (IsReservedHandle) or too short handle gets a random
+//     suffix. link_domain and default_link_domain are stored, so changing the
+//     service's default link domain moves no existing app.
+//   - Uniqueness (handle across the service; bundle id and package name
+//     within an organization, compared exactly) and the plan's app limit are
+//     the store's, in one transaction; see AppStore.
+//   - SetLegacy leaves default_link_domain alone.
+//
+// Links (link.go, links.go and link_store.go are not rule files):
+//   - LinkService applies the rules above and both authorization layers over
+//     a LinkStore, the apps (LinkApps), the organization's plan (OrgReader)
+//     and its live custom domains (CustomDomains; NoCustomDomains until
+//     custom domains exist). It takes its clock, randomness and password
+//     hasher as options.
+//   - Slug uniqueness and the monthly link limit are the store's, decided in
+//     the insert's transaction (LinkStore.CreateLink): a unique index on
+//     (domain, slug), and a count of the links created since the billing
+//     month began (org.PeriodStart), from which deleted links are gone.
+//   - Optional tells an absent PATCH field from null and from a value.
 package linking

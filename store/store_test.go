@@ -99,14 +99,13 @@ func createKey(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID, createdB
 	return k
 }
 
-// createApp inserts a minimal app; the apps repository comes later.
+// createApp inserts an app with only a name and a handle through the apps
+// repository (apps_test.go has builders for every field).
 func createApp(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID) uuid.UUID {
 	t.Helper()
-	id, at := uuid.Must(uuid.NewV7()), c.next()
-	_, err := s.DB().ExecContext(t.Context(),
-		"INSERT INTO apps (id, org_id, name, created_at, updated_at) VALUES (?, ?, ?, ?, ?)", id, orgID, "App", at, at)
-	require.NoError(t, err)
-	return id
+	a := newApp(c, orgID, "App")
+	require.NoError(t, s.CreateApp(t.Context(), a, 1000))
+	return a.ID
 }
 
 func tableExists(t *testing.T, s *store.Store, name string) bool {
@@ -139,7 +138,7 @@ func TestMigrateUpDownUp(t *testing.T) {
 
 		names, err = s.MigrateNames(ctx)
 		require.NoError(t, err)
-		assert.Equal(t, []string{"20261122000001_foundation"}, names)
+		assert.Equal(t, migrationNames(), names)
 		for _, table := range tables {
 			assert.True(t, tableExists(t, s, table), "after up again: %s", table)
 		}

@@ -54,6 +54,7 @@ func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
 			env.migrateCommand(),
 			env.orgCommand(),
 			env.keyCommand(),
+			env.appCommand(),
 			env.userCommand(),
 			env.memberCommand(),
 		},

@@ -496,6 +496,11 @@ func TestOpenAPIDocumentLoadsAndValidates(t *testing.T) {
 
 	// The operations the server has today.
 	for _, op := range []struct{ method, path string }{
+		{http.MethodPost, "/apps"},
+		{http.MethodGet, "/apps"},
+		{http.MethodGet, "/apps/{id}"},
+		{http.MethodPatch, "/apps/{id}"},
+		{http.MethodDelete, "/apps/{id}"},
 		{http.MethodPost, "/keys"},
 		{http.MethodGet, "/keys"},
 		{http.MethodGet, "/keys/{id}"},

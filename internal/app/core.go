@@ -10,6 +10,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
@@ -35,11 +36,32 @@ var Core = fx.Module("core",
 		NewAuthenticator,
 		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys { return auth.NewKeys(s, a, nil, nil) },
 		func(s org.Store, a *auth.Authenticator) *org.Service { return org.NewService(s, a, nil, nil) },
+		func(s *store.Store) *org.Parameters { return org.NewParameters(s, nil) },
+		NewLinkService,
+		NewAppService,
 	),
 	// The secret is loaded (and created beside SQLite) on every start, so a
 	// missing or short secret fails the start rather than a later request.
 	fx.Invoke(func(Secret) {}),
 )
+
+// NewLinkService returns the link service over s, with the configuration's
+// default link domain and short-URL base. Custom domains do not exist yet, so
+// no organization has a live one.
+func NewLinkService(s *store.Store, cfg Config) *linking.LinkService {
+	return linking.NewLinkService(s, s, s, linking.LinkServiceOptions{
+		DefaultLinkDomain: cfg.DefaultLinkDomain,
+		ShortURLBase:      cfg.ShortURLBase,
+	})
+}
+
+// NewAppService returns the apps service over s, giving apps their
+// subdomains under the configuration's default link domain; deleting an app
+// drops its organization's keys from a's cache, so that its SDK keys stop
+// working at once.
+func NewAppService(s *store.Store, a *auth.Authenticator, cfg Config) *linking.AppService {
+	return linking.NewAppService(s, s, a, cfg.DefaultLinkDomain, nil, nil)
+}
 
 // NewLogger returns the slog logger cfg asks for, writing to standard error.
 func NewLogger(cfg Config) *slog.Logger {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 )
@@ -16,6 +17,7 @@ import (
 type Ops struct {
 	Orgs  *org.Service
 	Keys  *auth.Keys
+	Apps  *linking.AppService
 	store *store.Store
 }
 
@@ -46,6 +48,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	return &Ops{
 		Orgs:  org.NewService(s, nil, nil, nil),
 		Keys:  auth.NewKeys(s, nil, nil, nil),
+		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
 		store: s,
 	}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
@@ -27,11 +28,14 @@ var API = fx.Module("api",
 
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
-	limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
+	apps *linking.AppService, links *linking.LinkService, parameters *org.Parameters, limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator:  a,
 		Keys:           keys,
 		Orgs:           orgs,
+		Apps:           apps,
+		Links:          links,
+		Parameters:     parameters,
 		Limiter:        limiter,
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,

@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/uptrace/bunrouter"
+
+	"github.com/hoplink/hoplink/linking"
+)
+
+// appRoutes registers the /apps endpoints on v1.
+func (a *API) appRoutes(v1 routes) {
+	v1.handle(http.MethodPost, "/apps", a.createApp)
+	v1.handle(http.MethodGet, "/apps", a.listApps)
+	v1.handle(http.MethodGet, "/apps/:id", a.getApp)
+	v1.handle(http.MethodPatch, "/apps/:id", a.updateApp)
+	v1.handle(http.MethodDelete, "/apps/:id", a.deleteApp)
+}
+
+func (a *API) createApp(w http.ResponseWriter, req bunrouter.Request) error {
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	var in linking.AppInput
+	if err := decode(req.Request, &in); err != nil {
+		return err
+	}
+	app, err := a.opts.Apps.Create(req.Context(), principal(req), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, app)
+	return nil
+}
+
+func (a *API) listApps(w http.ResponseWriter, req bunrouter.Request) error {
+	q := strictQuery(req, "limit", "offset", "search")
+	in := linking.ListAppsInput{
+		Limit:  q.integer("limit"),
+		Offset: q.integer("offset"),
+		Search: q.str("search"),
+	}
+	if err := q.err(); err != nil {
+		return err
+	}
+	page, err := a.opts.Apps.List(req.Context(), principal(req), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+func (a *API) getApp(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	app, err := a.opts.Apps.Get(req.Context(), principal(req), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, app)
+	return nil
+}
+
+func (a *API) updateApp(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	var in linking.AppInput
+	if err := decode(req.Request, &in); err != nil {
+		return err
+	}
+	app, err := a.opts.Apps.Update(req.Context(), principal(req), id, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, app)
+	return nil
+}
+
+func (a *API) deleteApp(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	app, err := a.opts.Apps.Delete(req.Context(), principal(req), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, app)
+	return nil
+}

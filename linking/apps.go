@@ -1,0 +1,376 @@
+package linking
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/org"
+)
+
+// AppInput is the body of POST /apps and PATCH /apps/{id} (SPEC.md, Apps).
+// On create, name is required and an absent or null optional field is null;
+// on update every field is optional, an absent one is left unchanged and null
+// clears it (name cannot be cleared). A path or fingerprint list sent as []
+// is stored as [] and returned so, apart from null.
+type AppInput struct {
+	Name                      Optional[string]   `json:"name"`
+	IOSBundleID               Optional[string]   `json:"ios_bundle_id"`
+	IOSTeamID                 Optional[string]   `json:"ios_team_id"`
+	IOSAppStoreID             Optional[string]   `json:"ios_app_store_id"`
+	IOSAppStoreURL            Optional[string]   `json:"ios_app_store_url"`
+	IOSUniversalLinkPaths     Optional[[]string] `json:"ios_universal_link_paths"`
+	AndroidPackageName        Optional[string]   `json:"android_package_name"`
+	AndroidSHA256Fingerprints Optional[[]string] `json:"android_sha256_fingerprints"`
+	AndroidPlayStoreURL       Optional[string]   `json:"android_play_store_url"`
+	AndroidAppLinksPaths      Optional[[]string] `json:"android_app_links_paths"`
+}
+
+// ListAppsInput is the query of GET /apps. Nil means absent.
+type ListAppsInput struct {
+	// Limit is 1 to 100 (default 20); Offset 0 or more (default 0).
+	Limit, Offset *int
+	// Search keeps apps whose name, iOS bundle id or Android package name
+	// contains it, ignoring case; at most MaxSearchLength characters. Empty
+	// keeps every app.
+	Search *string
+}
+
+// AppPage is one page of GET /apps, oldest first.
+type AppPage struct {
+	Data       []*App     `json:"data"`
+	Pagination Pagination `json:"pagination"`
+}
+
+// handleAttempts is how many suffixed handles Create tries after the plain
+// one is taken or unusable.
+const handleAttempts = 8
+
+// DetailField is the details key of a DUPLICATE_APP error that names the
+// field whose value another app of the organization already has.
+const DetailField = "field"
+
+// AppService manages apps (SPEC.md, Apps) with both authorization layers
+// applied: reading needs apps:read (every role), writing apps:write (owners
+// and admins). It is safe for concurrent use.
+type AppService struct {
+	store             AppStore
+	orgs              OrgReader
+	forget            KeyForgetter
+	defaultLinkDomain string
+	clock             func() time.Time
+	random            io.Reader
+}
+
+// NewAppService returns the apps service. defaultLinkDomain is the
+// service's {default_link_domain}, under which every app gets its subdomain;
+// it must not be empty. forget, when not nil, is told of every deleted app's
+// organization, so that the SDK keys tied to the app stop working at once in
+// this process. clock is time.Now and random crypto/rand when nil; random
+// draws handle suffixes and must be safe for concurrent use.
+func NewAppService(store AppStore, orgs OrgReader, forget KeyForgetter, defaultLinkDomain string,
+	clock func() time.Time, random io.Reader) *AppService {
+	if clock == nil {
+		clock = time.Now
+	}
+	if random == nil {
+		random = rand.Reader
+	}
+	return &AppService{
+		store: store, orgs: orgs, forget: forget, defaultLinkDomain: NormalizeDomain(defaultLinkDomain),
+		clock: clock, random: random,
+	}
+}
+
+func (s *AppService) now() time.Time { return s.clock().UTC().Truncate(time.Millisecond) }
+
+// fill completes a stored app for callers (App.FillLinkDomains).
+func (s *AppService) fill(a *App) *App {
+	a.FillLinkDomains(s.defaultLinkDomain)
+	return a
+}
+
+// Create creates an app in p's organization. Its handle is derived from its
+// name (HandleBase), with a random suffix when the plain handle is reserved,
+// too short or taken by any app of the service; its link_domain is
+// {handle}.{default_link_domain} and so is its default_link_domain; it is not
+// legacy and has no previous link domain. Errors: VALIDATION_ERROR naming
+// every invalid field, 403 APP_LIMIT_EXCEEDED when the organization has as
+// many apps as its plan allows, 409 DUPLICATE_APP (details.field) when
+// another app of the organization has the bundle id or package name.
+func (s *AppService) Create(ctx context.Context, p *auth.Principal, in AppInput) (*App, error) {
+	if _, err := p.Authorize(auth.ScopeAppsWrite, auth.ActAppsWrite); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, err
+	}
+	app := &App{ID: id, OrgID: p.OrgID, CreatedAt: now, UpdatedAt: now}
+	if err := applyAppInput(app, in, true); err != nil {
+		return nil, err
+	}
+	o, err := s.orgs.OrganizationByID(ctx, p.OrgID)
+	if errors.Is(err, errcode.ErrNotFound) {
+		return nil, errcode.New(errcode.NotFound, "organization not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	limit := org.LimitsOf(o.Plan).Apps
+
+	base := HandleBase(app.Name)
+	for attempt := 0; attempt <= handleAttempts; attempt++ {
+		var handle string
+		if attempt == 0 {
+			if handle = HandleCandidate(base, ""); handle == "" {
+				continue
+			}
+		} else {
+			suffix, err := GenerateSlug(s.random)
+			if err != nil {
+				return nil, err
+			}
+			handle = HandleCandidate(base, suffix)
+		}
+		_, err := s.store.AppByHandle(ctx, handle)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, errcode.ErrNotFound) {
+			return nil, err
+		}
+		app.Handle = handle
+		app.LinkDomain = handle + "." + s.defaultLinkDomain
+		app.DefaultLinkDomain = app.LinkDomain
+		err = s.store.CreateApp(ctx, app, limit)
+		switch {
+		case errors.Is(err, ErrAppHandleTaken):
+			continue // taken since AppByHandle looked
+		case errors.Is(err, ErrAppLimit):
+			return nil, errcode.Newf(errcode.AppLimitExceeded,
+				"the %s plan allows %d apps; delete an app or upgrade the plan", o.Plan, limit)
+		case errors.Is(err, errcode.ErrNotFound):
+			return nil, errcode.New(errcode.NotFound, "organization not found")
+		case err != nil:
+			return nil, duplicateApp(err)
+		}
+		return app, nil
+	}
+	return nil, fmt.Errorf("linking: no free handle for %q after %d attempts", base, handleAttempts+1)
+}
+
+// List returns one page of p's organization's apps, oldest first, matching
+// in.Search. Errors: VALIDATION_ERROR naming limit, offset or search.
+func (s *AppService) List(ctx context.Context, p *auth.Principal, in ListAppsInput) (*AppPage, error) {
+	if _, err := p.Authorize(auth.ScopeAppsRead, auth.ActAppsRead); err != nil {
+		return nil, err
+	}
+	var fields []errcode.FieldError
+	limit, offset, err := PageBounds(in.Limit, in.Offset)
+	if e, ok := errcode.As(err); ok {
+		fields = append(fields, e.Fields...)
+	}
+	f := AppFilter{OrgID: p.OrgID, Limit: limit, Offset: offset}
+	if in.Search != nil {
+		f.Search = *in.Search
+		switch {
+		case !utf8.ValidString(f.Search):
+			fields = append(fields, errcode.FieldError{Field: "search", Message: "must be valid UTF-8"})
+		case utf8.RuneCountInString(f.Search) > MaxSearchLength:
+			fields = append(fields, errcode.FieldError{Field: "search", Message: fmt.Sprintf("must be at most %d characters", MaxSearchLength)})
+		}
+	}
+	if len(fields) > 0 {
+		return nil, errcode.Validation(fields...)
+	}
+	apps, total, err := s.store.ListApps(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if apps == nil {
+		apps = []*App{}
+	}
+	for _, a := range apps {
+		s.fill(a)
+	}
+	return &AppPage{Data: apps, Pagination: NewPagination(total, limit, offset)}, nil
+}
+
+// Get returns app id of p's organization; NOT_FOUND when there is none there.
+func (s *AppService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (*App, error) {
+	if _, err := p.Authorize(auth.ScopeAppsRead, auth.ActAppsRead); err != nil {
+		return nil, err
+	}
+	a, err := s.store.AppByID(ctx, p.OrgID, id)
+	if err != nil {
+		return nil, appNotFound(err)
+	}
+	return s.fill(a), nil
+}
+
+// Update changes the fields in carries of app id of p's organization (see
+// AppInput) and returns the app. The handle and the link domains never
+// change here, not even with the name. Errors: VALIDATION_ERROR naming every
+// invalid field, NOT_FOUND, 409 DUPLICATE_APP as Create.
+func (s *AppService) Update(ctx context.Context, p *auth.Principal, id uuid.UUID, in AppInput) (*App, error) {
+	if _, err := p.Authorize(auth.ScopeAppsWrite, auth.ActAppsWrite); err != nil {
+		return nil, err
+	}
+	a, err := s.store.AppByID(ctx, p.OrgID, id)
+	if err != nil {
+		return nil, appNotFound(err)
+	}
+	if err := applyAppInput(a, in, false); err != nil {
+		return nil, err
+	}
+	a.UpdatedAt = s.now()
+	if err := s.store.UpdateApp(ctx, a); err != nil {
+		return nil, duplicateApp(appNotFound(err))
+	}
+	return s.fill(a), nil
+}
+
+// Delete deletes app id of p's organization and returns it as it was. The
+// database deletes the SDK keys tied to it (they answer 401 from now on) and
+// keeps the organization's links, with app_id null. NOT_FOUND when there is
+// no such app in p's organization.
+func (s *AppService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID) (*App, error) {
+	if _, err := p.Authorize(auth.ScopeAppsWrite, auth.ActAppsWrite); err != nil {
+		return nil, err
+	}
+	a, err := s.store.DeleteApp(ctx, p.OrgID, id)
+	if err != nil {
+		return nil, appNotFound(err)
+	}
+	if s.forget != nil {
+		s.forget.ForgetOrg(p.OrgID)
+	}
+	return s.fill(a), nil
+}
+
+// SetLegacy marks app id, whatever its organization, as legacy (its links
+// may also use the service's default link domain, SPEC.md domain rule 3) or
+// not, for operators (the CLI), and returns the app. default_link_domain is
+// left as it is: a legacy app's new links still default to its subdomain
+// unless they name the default link domain, and an app that stops being
+// legacy has no default to lose. NOT_FOUND when there is no such app.
+func (s *AppService) SetLegacy(ctx context.Context, id uuid.UUID, legacy bool) (*App, error) {
+	a, err := s.store.SetAppLegacy(ctx, id, legacy, s.now())
+	if err != nil {
+		return nil, appNotFound(err)
+	}
+	return s.fill(a), nil
+}
+
+func appNotFound(err error) error {
+	if errors.Is(err, errcode.ErrNotFound) {
+		return errcode.New(errcode.NotFound, "app not found")
+	}
+	return err
+}
+
+// duplicateApp turns a unique-index refusal of an app into 409 DUPLICATE_APP
+// naming the field.
+func duplicateApp(err error) error {
+	field, what := "", ""
+	switch {
+	case errors.Is(err, ErrAppBundleIDTaken):
+		field, what = FieldIOSBundleID, "iOS bundle id"
+	case errors.Is(err, ErrAppPackageNameTaken):
+		field, what = FieldAndroidPackageName, "Android package name"
+	default:
+		return err
+	}
+	e := errcode.Newf(errcode.DuplicateApp, "another app of this organization already has this %s", what).WithDetail(DetailField, field)
+	e.Err = err
+	return e
+}
+
+// applyAppInput validates in and writes it into a: every field on create
+// (creating), only the fields in carries on update. It returns a
+// VALIDATION_ERROR naming every invalid field, and leaves a partly written
+// when it does.
+func applyAppInput(a *App, in AppInput, creating bool) error {
+	var fields []errcode.FieldError
+	collect := func(err error) {
+		if e, ok := errcode.As(err); ok {
+			fields = append(fields, e.Fields...)
+		}
+	}
+	switch {
+	case creating && (!in.Name.Set || in.Name.Null):
+		fields = append(fields, errcode.FieldError{Field: FieldAppName, Message: "is required"})
+	case in.Name.Set && in.Name.Null:
+		fields = append(fields, errcode.FieldError{Field: FieldAppName, Message: "cannot be null"})
+	case in.Name.Set:
+		if err := ValidateAppName(in.Name.Value); err != nil {
+			collect(err)
+		} else {
+			a.Name = in.Name.Value
+		}
+	}
+	text := func(p Optional[string], dst **string, check func(string) (string, error)) {
+		switch {
+		case !p.Set:
+		case p.Null:
+			*dst = nil
+		default:
+			v, err := check(p.Value)
+			if err != nil {
+				collect(err)
+				return
+			}
+			*dst = &v
+		}
+	}
+	plain := func(check func(string) error) func(string) (string, error) {
+		return func(v string) (string, error) { return v, check(v) }
+	}
+	url := func(field string) func(string) (string, error) {
+		return func(v string) (string, error) { return NormalizeLinkURL(field, v) }
+	}
+	list := func(p Optional[[]string], dst *[]string, norm func([]string) ([]string, error)) {
+		switch {
+		case !p.Set:
+		case p.Null:
+			*dst = nil
+		default:
+			v := p.Value
+			if v == nil {
+				v = []string{}
+			}
+			out, err := norm(v)
+			if err != nil {
+				collect(err)
+				return
+			}
+			*dst = out
+		}
+	}
+	paths := func(field string) func([]string) ([]string, error) {
+		return func(v []string) ([]string, error) { return NormalizeAppPaths(field, v) }
+	}
+	text(in.IOSBundleID, &a.IOSBundleID, plain(ValidateBundleID))
+	text(in.IOSTeamID, &a.IOSTeamID, plain(ValidateTeamID))
+	text(in.IOSAppStoreID, &a.IOSAppStoreID, plain(ValidateAppStoreID))
+	text(in.IOSAppStoreURL, &a.IOSAppStoreURL, url(FieldIOSAppStoreURL))
+	list(in.IOSUniversalLinkPaths, &a.IOSUniversalLinkPaths, paths(FieldIOSUniversalLinkPaths))
+	text(in.AndroidPackageName, &a.AndroidPackageName, plain(ValidatePackageName))
+	list(in.AndroidSHA256Fingerprints, &a.AndroidSHA256Fingerprints, NormalizeFingerprints)
+	text(in.AndroidPlayStoreURL, &a.AndroidPlayStoreURL, url(FieldAndroidPlayStoreURL))
+	list(in.AndroidAppLinksPaths, &a.AndroidAppLinksPaths, paths(FieldAndroidAppLinksPaths))
+	if len(fields) > 0 {
+		return errcode.Validation(fields...)
+	}
+	return nil
+}

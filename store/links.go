@@ -1,0 +1,274 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/params"
+)
+
+var _ linking.LinkStore = (*Store)(nil)
+
+// linkRow is a row of links. tags is a JSON array of strings and parameters
+// a LinkParamConfig in JSON, NULL when the link inherits its organization's
+// defaults.
+type linkRow struct {
+	bun.BaseModel `bun:"table:links,alias:l"`
+
+	ID                 uuid.UUID  `bun:"id,pk"`
+	OrgID              uuid.UUID  `bun:"org_id"`
+	AppID              *uuid.UUID `bun:"app_id"`
+	Domain             string     `bun:"domain"`
+	Slug               string     `bun:"slug"`
+	Name               *string    `bun:"name"`
+	DestinationURL     string     `bun:"destination_url"`
+	IOSURL             *string    `bun:"ios_url"`
+	IOSFallbackURL     *string    `bun:"ios_fallback_url"`
+	AndroidURL         *string    `bun:"android_url"`
+	AndroidFallbackURL *string    `bun:"android_fallback_url"`
+	OGTitle            *string    `bun:"og_title"`
+	OGDescription      *string    `bun:"og_description"`
+	OGImageURL         *string    `bun:"og_image_url"`
+	UTMSource          *string    `bun:"utm_source"`
+	UTMMedium          *string    `bun:"utm_medium"`
+	UTMCampaign        *string    `bun:"utm_campaign"`
+	MatchWindowHours   *int       `bun:"match_window_hours"`
+	ExpiresAt          *time.Time `bun:"expires_at"`
+	IsActive           bool       `bun:"is_active"`
+	Tags               string     `bun:"tags"`
+	Parameters         *string    `bun:"parameters"`
+	PasswordHash       *string    `bun:"password_hash"`
+	CreatedBy          *uuid.UUID `bun:"created_by"`
+	CreatedAt          time.Time  `bun:"created_at"`
+	UpdatedAt          time.Time  `bun:"updated_at"`
+}
+
+// linkUpdateColumns are the columns UpdateLink writes.
+var linkUpdateColumns = []string{
+	"app_id", "name", "destination_url", "ios_url", "ios_fallback_url", "android_url",
+	"android_fallback_url", "og_title", "og_description", "og_image_url", "utm_source", "utm_medium",
+	"utm_campaign", "match_window_hours", "expires_at", "is_active", "tags", "parameters",
+	"password_hash", "updated_at",
+}
+
+func fromLink(l *linking.Link) (*linkRow, error) {
+	tags := l.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	tagsJSON, err := json.Marshal(tags)
+	if err != nil {
+		return nil, fmt.Errorf("store: encoding tags: %w", err)
+	}
+	var cfg *string
+	if l.Parameters != nil {
+		b, err := l.Parameters.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("store: encoding parameters: %w", err)
+		}
+		s := string(b)
+		cfg = &s
+	}
+	return &linkRow{
+		ID:                 l.ID,
+		OrgID:              l.OrgID,
+		AppID:              l.AppID,
+		Domain:             l.Domain,
+		Slug:               l.Slug,
+		Name:               l.Name,
+		DestinationURL:     l.DestinationURL,
+		IOSURL:             l.IOSURL,
+		IOSFallbackURL:     l.IOSFallbackURL,
+		AndroidURL:         l.AndroidURL,
+		AndroidFallbackURL: l.AndroidFallbackURL,
+		OGTitle:            l.OGTitle,
+		OGDescription:      l.OGDescription,
+		OGImageURL:         l.OGImageURL,
+		UTMSource:          l.UTMSource,
+		UTMMedium:          l.UTMMedium,
+		UTMCampaign:        l.UTMCampaign,
+		MatchWindowHours:   l.MatchWindowHours,
+		ExpiresAt:          utcPtr(l.ExpiresAt),
+		IsActive:           l.IsActive,
+		Tags:               string(tagsJSON),
+		Parameters:         cfg,
+		PasswordHash:       l.PasswordHash,
+		CreatedBy:          l.CreatedBy,
+		CreatedAt:          utc(l.CreatedAt),
+		UpdatedAt:          utc(l.UpdatedAt),
+	}, nil
+}
+
+func toLink(r *linkRow) (linking.Link, error) {
+	tags := []string{}
+	if err := json.Unmarshal([]byte(r.Tags), &tags); err != nil {
+		return linking.Link{}, fmt.Errorf("store: link %s: decoding tags: %w", r.ID, err)
+	}
+	if tags == nil {
+		tags = []string{}
+	}
+	var cfg *params.LinkConfig
+	if r.Parameters != nil {
+		cfg = new(params.LinkConfig)
+		if err := cfg.UnmarshalJSON([]byte(*r.Parameters)); err != nil {
+			return linking.Link{}, fmt.Errorf("store: link %s: decoding parameters: %w", r.ID, err)
+		}
+	}
+	return linking.Link{
+		ID:                 r.ID,
+		OrgID:              r.OrgID,
+		Slug:               r.Slug,
+		Name:               r.Name,
+		Domain:             r.Domain,
+		DestinationURL:     r.DestinationURL,
+		IOSURL:             r.IOSURL,
+		IOSFallbackURL:     r.IOSFallbackURL,
+		AndroidURL:         r.AndroidURL,
+		AndroidFallbackURL: r.AndroidFallbackURL,
+		OGTitle:            r.OGTitle,
+		OGDescription:      r.OGDescription,
+		OGImageURL:         r.OGImageURL,
+		AppID:              r.AppID,
+		UTMSource:          r.UTMSource,
+		UTMMedium:          r.UTMMedium,
+		UTMCampaign:        r.UTMCampaign,
+		MatchWindowHours:   r.MatchWindowHours,
+		ExpiresAt:          utcPtr(r.ExpiresAt),
+		IsActive:           r.IsActive,
+		Tags:               tags,
+		Parameters:         cfg,
+		PasswordHash:       r.PasswordHash,
+		CreatedBy:          r.CreatedBy,
+		CreatedAt:          utc(r.CreatedAt),
+		UpdatedAt:          utc(r.UpdatedAt),
+	}, nil
+}
+
+// CreateLink implements linking.LinkStore. With a quota, the transaction
+// first locks the organization's row (PostgreSQL: FOR NO KEY UPDATE, which
+// does not block the foreign-key checks of other tables; SQLite's
+// transactions already take the write lock at BEGIN), so that concurrent
+// creates of one organization count and insert in turn. The unique index
+// links_domain_slug_key decides between concurrent creates of one slug.
+func (s *Store) CreateLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota) error {
+	row, err := fromLink(l)
+	if err != nil {
+		return err
+	}
+	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if quota.Max > 0 {
+			if tx.Dialect().Name() == dialect.PG {
+				var id uuid.UUID
+				err := tx.NewSelect().Model((*orgRow)(nil)).Column("o.id").Where("o.id = ?", l.OrgID).
+					For("NO KEY UPDATE").Scan(ctx, &id)
+				if err != nil {
+					return err
+				}
+			}
+			n, err := tx.NewSelect().Model((*linkRow)(nil)).
+				Where("l.org_id = ? AND l.created_at >= ?", l.OrgID, utc(quota.Since)).
+				Count(ctx)
+			if err != nil {
+				return err
+			}
+			if n >= int64(quota.Max) {
+				return linking.ErrLinkLimit
+			}
+		}
+		_, err := tx.NewInsert().Model(row).Exec(ctx)
+		return err
+	})
+	return s.err("create link", err)
+}
+
+// LinkByID implements linking.LinkStore.
+func (s *Store) LinkByID(ctx context.Context, orgID, id uuid.UUID) (*linking.Link, error) {
+	var row linkRow
+	if err := s.db.NewSelect().Model(&row).Where("l.id = ? AND l.org_id = ?", id, orgID).Scan(ctx); err != nil {
+		return nil, s.err("link by id", err)
+	}
+	l, err := toLink(&row)
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// ListLinks implements linking.LinkStore. The search lowers both sides with
+// the database's lower(): ASCII letters on SQLite, and on PostgreSQL what the
+// database's collation lowers.
+func (s *Store) ListLinks(ctx context.Context, f linking.LinkFilter) ([]linking.Link, int, error) {
+	var rows []linkRow
+	pg := s.db.Dialect().Name() == dialect.PG
+	q := s.db.NewSelect().Model(&rows).Where("l.org_id = ?", f.OrgID)
+	if f.IsActive != nil {
+		q.Where("l.is_active = ?", *f.IsActive)
+	}
+	if f.Tag != "" {
+		if pg {
+			q.Where("EXISTS (SELECT 1 FROM jsonb_array_elements_text(l.tags::jsonb) AS t(value) WHERE t.value = ?)", f.Tag)
+		} else {
+			q.Where("EXISTS (SELECT 1 FROM json_each(l.tags) AS t WHERE t.value = ?)", f.Tag)
+		}
+	}
+	if f.Search != "" {
+		pattern := "%" + escapeLike(f.Search) + "%"
+		tagMatch := "EXISTS (SELECT 1 FROM json_each(l.tags) AS t WHERE lower(t.value) LIKE lower(?) ESCAPE '\\')"
+		if pg {
+			tagMatch = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(l.tags::jsonb) AS t(value) WHERE lower(t.value) LIKE lower(?) ESCAPE '\\')"
+		}
+		q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("lower(l.slug) LIKE lower(?) ESCAPE '\\'", pattern).
+				WhereOr("lower(l.name) LIKE lower(?) ESCAPE '\\'", pattern).
+				WhereOr("lower(l.destination_url) LIKE lower(?) ESCAPE '\\'", pattern).
+				WhereOr(tagMatch, pattern)
+		})
+	}
+	q.OrderExpr("l.created_at DESC, l.id DESC").Limit(int64(f.Limit)).Offset(int64(f.Offset))
+	total, err := q.ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, s.err("list links", err)
+	}
+	links := make([]linking.Link, len(rows))
+	for i := range rows {
+		if links[i], err = toLink(&rows[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	return links, int(total), nil
+}
+
+// escapeLike escapes the LIKE wildcards % and _ and the escape character
+// itself, so that a search matches them literally.
+func escapeLike(s string) string {
+	if !strings.ContainsAny(s, `%_\`) {
+		return s
+	}
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// UpdateLink implements linking.LinkStore.
+func (s *Store) UpdateLink(ctx context.Context, l *linking.Link) error {
+	row, err := fromLink(l)
+	if err != nil {
+		return err
+	}
+	res, err := s.db.NewUpdate().Model(row).Column(linkUpdateColumns...).
+		Where("id = ? AND org_id = ?", l.ID, l.OrgID).
+		Exec(ctx)
+	return s.err("update link", oneRow(res, err))
+}
+
+// DeleteLink implements linking.LinkStore.
+func (s *Store) DeleteLink(ctx context.Context, orgID, id uuid.UUID) error {
+	res, err := s.db.NewDelete().Model((*linkRow)(nil)).Where("id = ? AND org_id = ?", id, orgID).Exec(ctx)
+	return s.err("delete link", oneRow(res, err))
+}
