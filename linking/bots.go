@@ -146,15 +146,19 @@ const (
 var agentIndex = newPatternIndex()
 
 // A patternIndex finds which entries of several lists have a lower-case
-// pattern in a text, reading the text once: the patterns are grouped by their
-// first byte, so at each position of the text only the few patterns that
-// start with that byte are compared. In each list the lowest-numbered entry
-// found wins, as if the list were tried in order.
+// pattern in a text, reading the text once. Patterns are grouped by their
+// first byte, and a bit set says which second bytes follow it, so at most
+// positions of a text one lookup shows that no pattern starts there, and
+// elsewhere only the few patterns that start with those two bytes are
+// compared. In each list the lowest-numbered entry found wins, as if the list
+// were tried in order.
 type patternIndex struct {
 	byFirst [256][]indexedPattern
+	// pairs[c0] has bit c1 set when a pattern starts with c0, c1.
+	pairs [256][4]uint64
 }
 
-// An indexedPattern is a pattern, at least one byte long, of entry owner of
+// An indexedPattern is a pattern, at least two bytes long, of entry owner of
 // list group.
 type indexedPattern struct {
 	pattern      []byte
@@ -166,9 +170,11 @@ func newPatternIndex() *patternIndex {
 	x := new(patternIndex)
 	add := func(group, owner int, ps [][]byte) {
 		for _, p := range ps {
-			if len(p) > 0 {
-				x.byFirst[p[0]] = append(x.byFirst[p[0]], indexedPattern{p, group, owner})
+			if len(p) < 2 {
+				panic("linking: a user-agent pattern must be at least two bytes long")
 			}
+			x.byFirst[p[0]] = append(x.byFirst[p[0]], indexedPattern{p, group, owner})
+			x.pairs[p[0]][p[1]>>6] |= 1 << (p[1] & 63)
 		}
 	}
 	for i, r := range botRules {
@@ -184,13 +190,16 @@ func newPatternIndex() *patternIndex {
 // with a pattern in text, or -1; lists not asked for are -1.
 func (x *patternIndex) scan(text []byte, groups int) [numGroups]int {
 	best := [numGroups]int{-1, -1}
-	for i, c := range text {
-		for _, p := range x.byFirst[c] {
+	for i := 0; i+1 < len(text); i++ {
+		c0, c1 := text[i], text[i+1]
+		if x.pairs[c0][c1>>6]&(1<<(c1&63)) == 0 {
+			continue
+		}
+		for _, p := range x.byFirst[c0] {
 			if groups&(1<<p.group) == 0 || best[p.group] >= 0 && p.owner >= best[p.group] {
 				continue
 			}
-			if len(p.pattern) <= len(text)-i && (len(p.pattern) == 1 || p.pattern[1] == text[i+1]) &&
-				bytes.Equal(text[i:i+len(p.pattern)], p.pattern) {
+			if p.pattern[1] == c1 && bytes.HasPrefix(text[i:], p.pattern) {
 				best[p.group] = p.owner
 			}
 		}

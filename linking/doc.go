@@ -4,8 +4,10 @@
 // The rule files are pure: slug syntax and reserved slugs (slug.go), slug
 // generation (generate.go), URL validation and normalization (url.go), tags
 // (tags.go), the other text fields (text.go) and the domain rules of POST and
-// PATCH /links (domain_rules.go). They import the standard library and errcode
-// only, do no I/O, read no clock and draw no randomness of their own: a slug
+// PATCH /links (domain_rules.go), device classification and bot detection
+// (device.go, bots.go) and visitor routing (route.go). They import the
+// standard library, errcode and, for device.go, the user-agent parser
+// github.com/mileusna/useragent only; they do no I/O, read no clock and draw no randomness of their own: a slug
 // generator is handed its source of randomness. Every refusal is an
 // *errcode.Error carrying SPEC.md's code (VALIDATION_ERROR naming the field,
 // INVALID_DOMAIN, DEFAULT_DOMAIN_UNAVAILABLE, SLUG_TAKEN).
