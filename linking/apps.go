@@ -68,6 +68,7 @@ type AppService struct {
 	defaultLinkDomain string
 	clock             func() time.Time
 	random            io.Reader
+	cache             LinkCache
 }
 
 // NewAppService returns the apps service. defaultLinkDomain is the
@@ -87,6 +88,18 @@ func NewAppService(store AppStore, orgs OrgReader, forget KeyForgetter, defaultL
 	return &AppService{
 		store: store, orgs: orgs, forget: forget, defaultLinkDomain: NormalizeDomain(defaultLinkDomain),
 		clock: clock, random: random,
+	}
+}
+
+// SetCache makes s tell cache of every app created, changed or deleted, so
+// that the link-domain cache of this process (a *Resolver) forgets the app's
+// links and link domains at once. Call it before s serves requests.
+func (s *AppService) SetCache(cache LinkCache) { s.cache = cache }
+
+// invalidate tells the cache that an app changed.
+func (s *AppService) invalidate() {
+	if s.cache != nil {
+		s.cache.InvalidateAll()
 	}
 }
 
@@ -164,6 +177,7 @@ func (s *AppService) Create(ctx context.Context, p *auth.Principal, in AppInput)
 		case err != nil:
 			return nil, duplicateApp(err)
 		}
+		s.invalidate() // a cached "no app" for its link domain
 		return app, nil
 	}
 	return nil, fmt.Errorf("linking: no free handle for %q after %d attempts", base, handleAttempts+1)
@@ -234,7 +248,9 @@ func (s *AppService) Update(ctx context.Context, p *auth.Principal, id uuid.UUID
 		return nil, err
 	}
 	a.UpdatedAt = s.now()
-	if err := s.store.UpdateApp(ctx, a); err != nil {
+	err = s.store.UpdateApp(ctx, a)
+	s.invalidate()
+	if err != nil {
 		return nil, duplicateApp(appNotFound(err))
 	}
 	return s.fill(a), nil
@@ -249,6 +265,7 @@ func (s *AppService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID
 		return nil, err
 	}
 	a, err := s.store.DeleteApp(ctx, p.OrgID, id)
+	s.invalidate()
 	if err != nil {
 		return nil, appNotFound(err)
 	}
@@ -266,6 +283,7 @@ func (s *AppService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID
 // legacy has no default to lose. NOT_FOUND when there is no such app.
 func (s *AppService) SetLegacy(ctx context.Context, id uuid.UUID, legacy bool) (*App, error) {
 	a, err := s.store.SetAppLegacy(ctx, id, legacy, s.now())
+	s.invalidate()
 	if err != nil {
 		return nil, appNotFound(err)
 	}

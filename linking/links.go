@@ -72,6 +72,10 @@ type LinkServiceOptions struct {
 	Random io.Reader
 	// HashPassword hashes link passwords; org.HashPassword (argon2id) when nil.
 	HashPassword func(password string) (string, error)
+	// Cache is told of every link created, changed or deleted, so that the
+	// link-domain cache of this process (a *Resolver) serves the change at
+	// once. If nil, nothing is told.
+	Cache LinkCache
 }
 
 // LinkService manages links: create, list, read, update, delete, pause and
@@ -87,6 +91,7 @@ type LinkService struct {
 	clock   func() time.Time
 	random  io.Reader
 	hash    func(string) (string, error)
+	cache   LinkCache
 }
 
 // NewLinkService returns the link service over links, with apps and orgs to
@@ -102,6 +107,7 @@ func NewLinkService(links LinkStore, apps LinkApps, orgs OrgReader, opts LinkSer
 		clock:   opts.Clock,
 		random:  opts.Random,
 		hash:    opts.HashPassword,
+		cache:   opts.Cache,
 	}
 	if s.domains == nil {
 		s.domains = NoCustomDomains{}
@@ -289,6 +295,7 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 	}
 	switch {
 	case err == nil:
+		s.invalidate(l) // a cached "not found" for the slug
 		return s.present(l), nil
 	case errors.Is(err, ErrLinkLimit):
 		return nil, errcode.Newf(errcode.LinkLimitExceeded,
@@ -570,13 +577,22 @@ func (s *LinkService) Update(ctx context.Context, p *auth.Principal, id uuid.UUI
 		return l, nil
 	}
 	l.UpdatedAt = now
-	if err := s.links.UpdateLink(ctx, l); err != nil {
+	err = s.links.UpdateLink(ctx, l)
+	s.invalidate(l)
+	if err != nil {
 		if errors.Is(err, errcode.ErrNotFound) {
 			return nil, errcode.New(errcode.NotFound, "link not found")
 		}
 		return nil, err
 	}
 	return l, nil
+}
+
+// invalidate tells the cache that l changed.
+func (s *LinkService) invalidate(l *Link) {
+	if s.cache != nil {
+		s.cache.InvalidateLink(l)
+	}
 }
 
 // Activate reactivates link id (is_active true) and returns it. Activating an
@@ -599,7 +615,9 @@ func (s *LinkService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUI
 	if err != nil {
 		return nil, err
 	}
-	if err := s.links.DeleteLink(ctx, p.OrgID, id); err != nil {
+	err = s.links.DeleteLink(ctx, p.OrgID, id)
+	s.invalidate(l)
+	if err != nil {
 		if errors.Is(err, errcode.ErrNotFound) {
 			return nil, errcode.New(errcode.NotFound, "link not found")
 		}

@@ -77,13 +77,14 @@ func TestServeProcess(t *testing.T) {
 		assert.Equal(t, http.StatusUnauthorized, status, "%s", body)
 		assertEnvelope(t, body, "UNAUTHORIZED")
 
-		// Any other host is a link domain, even with a valid key.
+		// Any other host is a link domain, even with a valid key; its 404
+		// is an HTML page unless the client prefers JSON.
 		status, body = srv.get(t, "hop.localhost", "/v1/organizations/"+orgID, rawKey)
 		assert.Equal(t, http.StatusNotFound, status, "%s", body)
-		assertEnvelope(t, body, "NOT_FOUND")
+		assert.Contains(t, string(body), "<h1>Link not found</h1>")
 		status, body = srv.get(t, "hop.localhost:8080", "/some-slug", "")
 		assert.Equal(t, http.StatusNotFound, status, "%s", body)
-		assertEnvelope(t, body, "NOT_FOUND")
+		assert.Contains(t, string(body), "<h1>Link not found</h1>")
 
 		// The server secret was created beside the database, not in the
 		// working directory.

@@ -37,6 +37,7 @@ var Core = fx.Module("core",
 		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys { return auth.NewKeys(s, a, nil, nil) },
 		func(s org.Store, a *auth.Authenticator) *org.Service { return org.NewService(s, a, nil, nil) },
 		func(s *store.Store) *org.Parameters { return org.NewParameters(s, nil) },
+		NewResolver,
 		NewLinkService,
 		NewAppService,
 	),
@@ -45,22 +46,31 @@ var Core = fx.Module("core",
 	fx.Invoke(func(Secret) {}),
 )
 
+// NewResolver returns the link-domain resolver over s, with its default
+// cache (linking.DefaultResolveTTL, linking.DefaultResolveCacheSize).
+func NewResolver(s *store.Store, cfg Config) *linking.Resolver {
+	return linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: cfg.DefaultLinkDomain})
+}
+
 // NewLinkService returns the link service over s, with the configuration's
-// default link domain and short-URL base. Custom domains do not exist yet, so
-// no organization has a live one.
-func NewLinkService(s *store.Store, cfg Config) *linking.LinkService {
+// default link domain and short-URL base, telling r of every write. Custom
+// domains do not exist yet, so no organization has a live one.
+func NewLinkService(s *store.Store, r *linking.Resolver, cfg Config) *linking.LinkService {
 	return linking.NewLinkService(s, s, s, linking.LinkServiceOptions{
 		DefaultLinkDomain: cfg.DefaultLinkDomain,
 		ShortURLBase:      cfg.ShortURLBase,
+		Cache:             r,
 	})
 }
 
 // NewAppService returns the apps service over s, giving apps their
 // subdomains under the configuration's default link domain; deleting an app
 // drops its organization's keys from a's cache, so that its SDK keys stop
-// working at once.
-func NewAppService(s *store.Store, a *auth.Authenticator, cfg Config) *linking.AppService {
-	return linking.NewAppService(s, s, a, cfg.DefaultLinkDomain, nil, nil)
+// working at once; every app write empties r.
+func NewAppService(s *store.Store, a *auth.Authenticator, r *linking.Resolver, cfg Config) *linking.AppService {
+	svc := linking.NewAppService(s, s, a, cfg.DefaultLinkDomain, nil, nil)
+	svc.SetCache(r)
+	return svc
 }
 
 // NewLogger returns the slog logger cfg asks for, writing to standard error.

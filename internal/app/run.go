@@ -13,6 +13,7 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 )
@@ -36,10 +37,20 @@ func APIService() fx.Option {
 	return fx.Options(API, fx.Provide(func(a *httpapi.API) Handler { return Handler{a} }), Server)
 }
 
-// RedirectService is the link-domain binary. It serves health checks now;
-// the link-domain handler joins it with the links.
+// RedirectService is the link-domain binary: the link-domain handler on
+// every host.
 func RedirectService() fx.Option {
-	return fx.Options(fx.Provide(healthHandler), Server)
+	return fx.Options(fx.Provide(func(h *httpapi.LinkDomain) Handler { return Handler{h} }, NewLinkDomain), Server)
+}
+
+// NewLinkDomain returns the link-domain handler over r, with /readyz pinging s.
+func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.Store) *httpapi.LinkDomain {
+	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
+		Resolver:       r,
+		Ready:          s.Ping,
+		TrustedProxies: cfg.TrustedProxies,
+		Logger:         log,
+	})
 }
 
 // AuthService is the OAuth and MCP binary. It serves health checks now.
@@ -65,8 +76,8 @@ func ServeAll(boot BootstrapOptions) fx.Option {
 	return fx.Options(
 		API,
 		fx.Supply(boot),
-		fx.Provide(func(cfg Config, a *httpapi.API, s *store.Store) Handler {
-			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts, Service: a, LinkDomain: httpapi.Health(s.Ping)}}
+		fx.Provide(NewLinkDomain, func(cfg Config, a *httpapi.API, l *httpapi.LinkDomain) Handler {
+			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts, Service: a, LinkDomain: l}}
 		}),
 		// The listener opens first, so that a taken address fails the start
 		// before anything is created.

@@ -1,0 +1,507 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/params"
+)
+
+// LinkResolver finds links and apps for the link-domain handler;
+// *linking.Resolver implements it.
+type LinkResolver interface {
+	// Resolve returns the link at slug on domain, or 404 NOT_FOUND / 410 GONE.
+	Resolve(ctx context.Context, domain, slug string) (*linking.Resolved, error)
+	// AppForDomain returns the app whose link domain is domain, or 404 NOT_FOUND.
+	AppForDomain(ctx context.Context, domain string) (*linking.App, error)
+}
+
+// RedirectEvent describes one redirect of a real visitor (never a bot, a
+// 404, a 410 or a password form): what the click recorder stores.
+type RedirectEvent struct {
+	// ClickID is the click's id, also carried in a Play Store target's
+	// install referrer.
+	ClickID uuid.UUID
+	Time    time.Time
+	// Domain is the request's host, normalized.
+	Domain string
+	// Link and App (nil when none) are shared with the cache: read only.
+	Link *linking.Link
+	App  *linking.App
+	// Device is the visitor's classified user agent.
+	Device linking.Device
+	// Route is the row of the routing table and its URL before params;
+	// Location is the URL the visitor was sent to.
+	Route    linking.Route
+	Location string
+	// ClientIP is the visitor's address (LinkDomainOptions.TrustedProxies).
+	ClientIP       netip.Addr
+	UserAgent      string
+	AcceptLanguage string
+	Referer        string
+	// Query is the raw query of the short URL the visitor tapped.
+	Query string
+}
+
+// LinkDomainOptions configure the link-domain handler.
+type LinkDomainOptions struct {
+	// Resolver finds links and apps; required.
+	Resolver LinkResolver
+	// Ready reports whether the service can serve (/readyz); nil is always ready.
+	Ready func(ctx context.Context) error
+	// Params are the options of params.Apply (the service's own store hosts).
+	Params params.Options
+	// TrustedProxies are the peers whose X-Forwarded-For is believed, for
+	// RedirectEvent.ClientIP.
+	TrustedProxies []netip.Prefix
+	// Clock stamps RedirectEvent.Time; time.Now when nil.
+	Clock func() time.Time
+	// Logger receives unexpected errors; slog.Default when nil.
+	Logger *slog.Logger
+	// OnRedirect, when not nil, is called once for every redirect of a real
+	// visitor, after the response headers are set and before the body is
+	// written, on the request's goroutine: it must not block (the click
+	// recorder only enqueues). Nil records nothing.
+	OnRedirect func(ctx context.Context, ev RedirectEvent)
+}
+
+// Response headers of the link-domain handler.
+const (
+	// ReferrerPolicy is sent with every redirect: the policy browsers apply
+	// by default, so that a short link hands the destination exactly what a
+	// direct link would (the referring page's origin across origins, nothing
+	// on a downgrade to http). It is stricter than
+	// no-referrer-when-downgrade, which would reveal full referring URLs.
+	ReferrerPolicy = "strict-origin-when-cross-origin"
+	// associationMaxAge is how long clients may cache the association files.
+	associationMaxAge = "public, max-age=300"
+)
+
+// The association-file paths (Apple's universal links, Android's app links).
+const (
+	AASAPath       = "/.well-known/apple-app-site-association"
+	AssetLinksPath = "/.well-known/assetlinks.json"
+)
+
+// LinkDomain is the HTTP handler of every link-domain host: /healthz and
+// /readyz, the association files on an app's link domain, and GET and HEAD
+// of /{slug}:
+//
+//   - an unknown, deleted or paused link is 404 and an expired one 410, as a
+//     small HTML page, or the error envelope when the request's Accept
+//     prefers application/json;
+//   - a password-protected link shows a password form (200), to bots too,
+//     with no destination and no preview data;
+//   - a bot (linking.IsBot) gets a 200 HTML preview with the link's og_*
+//     tags, Twitter card tags and a canonical link to the destination;
+//   - every other visitor is routed (linking.RouteVisitor, with a new UUIDv7
+//     click id), the target goes through params.Apply, and the answer is
+//     302 with Location, Cache-Control: no-store and ReferrerPolicy.
+//
+// Slugs match without regard to ASCII case; "/" and any path of more than
+// one segment is 404. Other methods are 405.
+type LinkDomain struct {
+	opts   LinkDomainOptions
+	log    *slog.Logger
+	health http.Handler
+	clock  func() time.Time
+}
+
+// NewLinkDomain returns the link-domain handler.
+func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
+	h := &LinkDomain{opts: opts, log: opts.Logger, health: Health(opts.Ready), clock: opts.Clock}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if h.clock == nil {
+		h.clock = time.Now
+	}
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	switch path {
+	case "/healthz", "/readyz":
+		h.health.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		h.fail(w, r, errMethodNotAllowed)
+		return
+	}
+	switch path {
+	case AASAPath:
+		h.association(w, r, aasa)
+		return
+	case AssetLinksPath:
+		h.association(w, r, assetLinks)
+		return
+	}
+	slug := linking.NormalizeSlugForLookup(strings.TrimPrefix(path, "/"))
+	if !linking.ValidResolveSlug(slug) {
+		// "/", a path of several segments or one that no slug could match:
+		// no lookup needed.
+		h.fail(w, r, errLinkNotFound)
+		return
+	}
+	host := HostOf(r)
+	res, err := h.opts.Resolver.Resolve(r.Context(), host, slug)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	ua := r.UserAgent()
+	if res.Link.HasPassword() {
+		h.passwordForm(w, r, slug)
+		return
+	}
+	device := linking.ClassifyDevice(ua)
+	if device.IsBot {
+		h.preview(w, r, res)
+		return
+	}
+	h.redirect(w, r, host, res, device)
+}
+
+var errLinkNotFound = errcode.New(errcode.NotFound, "link not found")
+
+func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host string, res *linking.Resolved, device linking.Device) {
+	clickID, err := uuid.NewV7()
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	route := linking.RouteVisitor(res.Route, res.RouteApp, device, clickID.String())
+	location, err := params.Apply(route.URL, r.URL.RawQuery, res.Effective, res.UTM, h.opts.Params)
+	if err != nil {
+		// A stored URL that does not parse: send the visitor there as it is.
+		h.log.WarnContext(r.Context(), "link target does not parse", "link_id", res.Link.ID, "err", err)
+		location = route.URL
+	}
+	hd := w.Header()
+	hd["Location"] = []string{location}
+	hd["Cache-Control"] = noStore
+	hd["Referrer-Policy"] = referrerPolicy
+	hd["Content-Type"] = htmlType
+	if h.opts.OnRedirect != nil {
+		h.opts.OnRedirect(r.Context(), RedirectEvent{
+			ClickID:        clickID,
+			Time:           h.clock(),
+			Domain:         host,
+			Link:           res.Link,
+			App:            res.App,
+			Device:         device,
+			Route:          route,
+			Location:       location,
+			ClientIP:       ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies),
+			UserAgent:      r.UserAgent(),
+			AcceptLanguage: r.Header.Get("Accept-Language"),
+			Referer:        r.Referer(),
+			Query:          r.URL.RawQuery,
+		})
+	}
+	w.WriteHeader(http.StatusFound)
+	if r.Method == http.MethodHead {
+		return
+	}
+	escaped := template.HTMLEscapeString(location)
+	var b strings.Builder
+	b.Grow(len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail))
+	b.WriteString(redirectHead)
+	b.WriteString(escaped)
+	b.WriteString(redirectMid)
+	b.WriteString(escaped)
+	b.WriteString(redirectTail)
+	_, _ = w.Write([]byte(b.String()))
+}
+
+// The redirect's short body: a link for clients that do not follow Location.
+const (
+	redirectHead = `<!doctype html><html><head><meta charset="utf-8"><title>Redirecting</title></head><body><a href="`
+	redirectMid  = `">`
+	redirectTail = "</a></body></html>\n"
+)
+
+// Header values shared by every response (never modified).
+var (
+	noStore        = []string{"no-store"}
+	referrerPolicy = []string{ReferrerPolicy}
+	htmlType       = []string{"text/html; charset=utf-8"}
+)
+
+// previewData fills previewPage.
+type previewData struct {
+	Title, Description, Image, URL, Card string
+}
+
+var previewPage = template.Must(template.New("preview").Parse(`<!doctype html>
+<html><head><meta charset="utf-8">
+<title>{{.Title}}</title>
+<meta name="robots" content="noindex">
+<meta property="og:type" content="website">
+<meta property="og:title" content="{{.Title}}">
+{{- with .Description}}
+<meta property="og:description" content="{{.}}">
+<meta name="description" content="{{.}}">
+{{- end}}
+{{- with .Image}}
+<meta property="og:image" content="{{.}}">
+{{- end}}
+<meta property="og:url" content="{{.URL}}">
+<meta name="twitter:card" content="{{.Card}}">
+<meta name="twitter:title" content="{{.Title}}">
+{{- with .Description}}
+<meta name="twitter:description" content="{{.}}">
+{{- end}}
+{{- with .Image}}
+<meta name="twitter:image" content="{{.}}">
+{{- end}}
+<link rel="canonical" href="{{.URL}}">
+</head><body>
+<h1>{{.Title}}</h1>
+{{- with .Description}}
+<p>{{.}}</p>
+{{- end}}
+<p><a href="{{.URL}}">{{.URL}}</a></p>
+</body></html>
+`))
+
+// preview answers a bot with the link's preview tags. The title falls back
+// to the link's name, then to its destination.
+func (h *LinkDomain) preview(w http.ResponseWriter, r *http.Request, res *linking.Resolved) {
+	l := res.Link
+	d := previewData{URL: l.DestinationURL, Card: "summary", Title: l.DestinationURL}
+	switch {
+	case l.OGTitle != nil && *l.OGTitle != "":
+		d.Title = *l.OGTitle
+	case l.Name != nil && *l.Name != "":
+		d.Title = *l.Name
+	}
+	if l.OGDescription != nil {
+		d.Description = *l.OGDescription
+	}
+	if l.OGImageURL != nil && *l.OGImageURL != "" {
+		d.Image = *l.OGImageURL
+		d.Card = "summary_large_image"
+	}
+	h.page(w, r, http.StatusOK, previewPage, d)
+}
+
+var passwordPage = template.Must(template.New("password").Parse(`<!doctype html>
+<html><head><meta charset="utf-8">
+<meta name="robots" content="noindex">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Password required</title>
+</head><body>
+<h1>This link is password protected</h1>
+<form method="post" action="/{{.}}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" required autofocus autocomplete="off">
+<button type="submit">Continue</button>
+</form>
+</body></html>
+`))
+
+// passwordForm shows the password form of a protected link: nothing of the
+// link but its slug, to visitors and bots alike.
+func (h *LinkDomain) passwordForm(w http.ResponseWriter, r *http.Request, slug string) {
+	h.page(w, r, http.StatusOK, passwordPage, slug)
+}
+
+var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
+<html><head><meta charset="utf-8">
+<meta name="robots" content="noindex">
+<title>{{.Title}}</title>
+</head><body>
+<h1>{{.Title}}</h1>
+<p>{{.Text}}</p>
+</body></html>
+`))
+
+// errorTexts are the HTML error pages' words by status.
+var errorTexts = map[int]struct{ Title, Text string }{
+	http.StatusNotFound:            {"Link not found", "There is no link at this address."},
+	http.StatusGone:                {"Link expired", "This link has expired."},
+	http.StatusMethodNotAllowed:    {"Method not allowed", "This address answers GET and HEAD only."},
+	http.StatusServiceUnavailable:  {"Temporarily unavailable", "Please try again in a few seconds."},
+	http.StatusInternalServerError: {"Something went wrong", "Please try again later."},
+}
+
+// fail answers err: the error envelope when the client prefers JSON, else a
+// small HTML page with the same status. Both are no-store, so that a link
+// created after a 404 works at once.
+func (h *LinkDomain) fail(w http.ResponseWriter, r *http.Request, err error) {
+	w.Header()["Cache-Control"] = noStore
+	if prefersJSON(r.Header.Get("Accept")) {
+		WriteError(w, r, h.log, err)
+		return
+	}
+	status, _ := Envelope(err)
+	if status >= 500 {
+		h.log.ErrorContext(r.Context(), "link-domain request failed", "method", r.Method, "host", r.Host,
+			"path", r.URL.Path, "status", status, "err", err)
+		if status == http.StatusServiceUnavailable {
+			w.Header().Set("Retry-After", RetryAfterUnavailable)
+		}
+	}
+	text, ok := errorTexts[status]
+	if !ok {
+		text = errorTexts[http.StatusInternalServerError]
+	}
+	h.page(w, r, status, errorPage, text)
+}
+
+// page writes an HTML page rendered from t, no-store.
+func (h *LinkDomain) page(w http.ResponseWriter, r *http.Request, status int, t *template.Template, data any) {
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		h.log.ErrorContext(r.Context(), "rendering a page", "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd["Content-Type"] = htmlType
+	hd["Cache-Control"] = noStore
+	hd.Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(b.String()))
+	}
+}
+
+// prefersJSON reports whether an Accept header (RFC 9110, section 12.5.1)
+// ranks application/json above HTML: application/json (or application/*)
+// with a quality above zero and above that of text/html (or text/*).
+// Wildcards */* count for neither, so browsers, which list text/html, get
+// HTML, and clients that send only */* (curl) get HTML too.
+func prefersJSON(accept string) bool {
+	if accept == "" || !strings.Contains(accept, "json") && !strings.Contains(accept, "application/*") {
+		return false
+	}
+	jsonQ, htmlQ := -1.0, -1.0
+	for part := range strings.SplitSeq(accept, ",") {
+		media, rest, _ := strings.Cut(part, ";")
+		media = strings.ToLower(strings.TrimSpace(media))
+		q := 1.0
+		for p := range strings.SplitSeq(rest, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch media {
+		case "application/json", "application/*":
+			jsonQ = max(jsonQ, q)
+		case "text/html", "text/*":
+			htmlQ = max(htmlQ, q)
+		}
+	}
+	return jsonQ > 0 && jsonQ > htmlQ
+}
+
+// association serves an association file of the app whose link domain is
+// the request's host, built by build; 404 when there is no such app or
+// build finds the app lacks the fields.
+func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build func(*linking.App) any) {
+	app, err := h.opts.Resolver.AppForDomain(r.Context(), HostOf(r))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	doc := build(app)
+	if doc == nil {
+		h.fail(w, r, errcode.New(errcode.NotFound, "the app of this link domain lacks the fields of this file"))
+		return
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "application/json")
+	hd.Set("Cache-Control", associationMaxAge)
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// aasaFile is Apple's apple-app-site-association document.
+type aasaFile struct {
+	AppLinks struct {
+		Details []aasaDetail `json:"details"`
+	} `json:"applinks"`
+	WebCredentials struct {
+		Apps []string `json:"apps"`
+	} `json:"webcredentials"`
+}
+
+type aasaDetail struct {
+	AppIDs     []string            `json:"appIDs"`
+	Components []map[string]string `json:"components"`
+}
+
+// aasa builds the apple-app-site-association of app, nil when it lacks a
+// team id or bundle id. Its components are the app's
+// ios_universal_link_paths, each matching the path "/"; an app without
+// paths matches every path ("/*").
+func aasa(app *linking.App) any {
+	if app.IOSTeamID == nil || app.IOSBundleID == nil || *app.IOSTeamID == "" || *app.IOSBundleID == "" {
+		return nil
+	}
+	appID := *app.IOSTeamID + "." + *app.IOSBundleID
+	paths := app.IOSUniversalLinkPaths
+	if len(paths) == 0 {
+		paths = []string{"/*"}
+	}
+	components := make([]map[string]string, len(paths))
+	for i, p := range paths {
+		components[i] = map[string]string{"/": p}
+	}
+	var f aasaFile
+	f.AppLinks.Details = []aasaDetail{{AppIDs: []string{appID}, Components: components}}
+	f.WebCredentials.Apps = []string{appID}
+	return f
+}
+
+// assetLink is one statement of Android's assetlinks.json.
+type assetLink struct {
+	Relation []string `json:"relation"`
+	Target   struct {
+		Namespace    string   `json:"namespace"`
+		PackageName  string   `json:"package_name"`
+		Fingerprints []string `json:"sha256_cert_fingerprints"`
+	} `json:"target"`
+}
+
+// assetLinks builds the assetlinks.json of app, nil when it lacks a package
+// name or a SHA-256 fingerprint.
+func assetLinks(app *linking.App) any {
+	if app.AndroidPackageName == nil || *app.AndroidPackageName == "" || len(app.AndroidSHA256Fingerprints) == 0 {
+		return nil
+	}
+	var s assetLink
+	s.Relation = []string{"delegate_permission/common.handle_all_urls"}
+	s.Target.Namespace = "android_app"
+	s.Target.PackageName = *app.AndroidPackageName
+	s.Target.Fingerprints = app.AndroidSHA256Fingerprints
+	return []assetLink{s}
+}

@@ -1,0 +1,75 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/store/storetest"
+)
+
+// BenchmarkLinkDomainRedirect measures the link-domain handler redirecting a
+// real visitor on a warm cache: path and slug checks, the cache hit, device
+// classification, routing with a new click id, params.Apply with the link's
+// UTM fields and a visitor query, and the 302 with its short body. The
+// response writer is reused, as a server's is, so that the figures are the
+// handler's.
+func BenchmarkLinkDomainRedirect(b *testing.B) {
+	s := storetest.SQLite(b)
+	ctx := context.Background()
+	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
+	orgs := org.NewService(s, authn, nil, nil)
+	o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
+	require.NoError(b, err)
+	p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
+	apps := linking.NewAppService(s, s, authn, linkDomain, nil, nil)
+	apps.SetCache(r)
+	_, err = apps.Create(ctx, p, linking.AppInput{Name: linking.Some("Bench")})
+	require.NoError(b, err)
+	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain, Cache: r})
+	utm := "newsletter"
+	_, err = links.Create(ctx, p, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
+		Slug: linking.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm})
+	require.NoError(b, err)
+	h := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r})
+
+	for _, bc := range []struct{ name, ua string }{
+		{"desktop", uaDesktop},
+		{"iphone", uaIPhone},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "http://"+linkDomain+"/bench?utm_medium=social", nil)
+			req.Header.Set("User-Agent", bc.ua)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			require.Equal(b, http.StatusFound, rec.Code, rec.Body.String())
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				h.ServeHTTP(w, req)
+				if w.code != http.StatusFound {
+					b.Fatalf("status %d", w.code)
+				}
+			}
+		})
+	}
+}
+
+// discardWriter is a ResponseWriter that keeps the status and drops the body.
+type discardWriter struct {
+	h    http.Header
+	code int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) WriteHeader(code int)        { w.code = code }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }

@@ -1,0 +1,403 @@
+package linking
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/params"
+)
+
+// ResolveStore is the storage a Resolver reads. Implementations wrap
+// errcode.ErrNotFound and errcode.ErrUnavailable.
+type ResolveStore interface {
+	// LinkByDomainSlug returns the link with domain and slug (both as
+	// stored: normalized domain, lowercase slug), whatever its organization;
+	// errcode.ErrNotFound when there is none.
+	LinkByDomainSlug(ctx context.Context, domain, slug string) (*Link, error)
+	// AppByID returns app id of organization orgID; errcode.ErrNotFound when
+	// there is none in orgID.
+	AppByID(ctx context.Context, orgID, id uuid.UUID) (*App, error)
+	// AppByLinkDomain returns the app whose link_domain is domain, else one
+	// whose previous_link_domain is, else one whose default_link_domain is
+	// (a custom domain set as the app's default), whatever its organization;
+	// errcode.ErrNotFound when there is none.
+	AppByLinkDomain(ctx context.Context, domain string) (*App, error)
+	// AppByHandle returns the app with handle, whatever its organization;
+	// errcode.ErrNotFound when there is none.
+	AppByHandle(ctx context.Context, handle string) (*App, error)
+	// OrgParameters returns the parameter defaults of organization orgID,
+	// nil when none are set; errcode.ErrNotFound when the organization does
+	// not exist.
+	OrgParameters(ctx context.Context, orgID uuid.UUID) (*params.OrgConfig, error)
+}
+
+// Resolved is a link as the link-domain handler serves it: the link, its app
+// and its organization's parameter defaults, with what routing and params
+// need computed once. A Resolved is shared by every request that reads it
+// from the cache: callers must not modify it or anything it points to.
+type Resolved struct {
+	// Link is the link; never nil.
+	Link *Link
+	// App is the link's app, nil when it has none.
+	App *App
+	// OrgParams are the organization's parameter defaults, nil when none are set.
+	OrgParams *params.OrgConfig
+	// Effective is params.Merge(OrgParams, Link.Parameters).
+	Effective params.Effective
+	// Route and RouteApp are the link's and app's URLs for RouteVisitor;
+	// RouteApp is nil when the link has no app.
+	Route    RouteLink
+	RouteApp *RouteApp
+	// UTM are the link's UTM fields for params.Apply.
+	UTM params.UTMFields
+}
+
+// Cache defaults of a Resolver.
+const (
+	// DefaultResolveTTL is how long a Resolver keeps an entry. A change made
+	// by another replica (or directly in the database) is seen by this one
+	// within this time; changes made through this process's services are
+	// seen at once.
+	DefaultResolveTTL = 5 * time.Second
+	// DefaultResolveCacheSize is how many links (and, separately, how many
+	// link domains' apps) a Resolver keeps at most.
+	DefaultResolveCacheSize = 50_000
+)
+
+// ResolverOptions configure a Resolver. The zero value uses the defaults.
+type ResolverOptions struct {
+	// DefaultLinkDomain is the service's {default_link_domain}; it fills in
+	// the link domains of apps stored without them (App.FillLinkDomains)
+	// and finds an app by handle from its subdomain.
+	DefaultLinkDomain string
+	// TTL is how long an entry, found or not, is kept. If zero,
+	// DefaultResolveTTL; a negative TTL disables the cache.
+	TTL time.Duration
+	// MaxEntries bounds each of the Resolver's two caches. If zero or less,
+	// DefaultResolveCacheSize. When a cache is full, an expired entry, else
+	// an arbitrary one, makes room for the new one.
+	MaxEntries int
+	// Clock is the time, for expiry of links and of cache entries; time.Now when nil.
+	Clock func() time.Time
+}
+
+// Resolver finds the link a visitor of a link domain asks for, reading
+// through a bounded in-process cache keyed by (normalized domain, lowercase
+// slug). Unknown slugs are cached too (negative caching), so that a flood of
+// requests for a slug that does not exist does not reach the database.
+//
+// Entries live for ResolverOptions.TTL (5 seconds by default): replicas, and
+// changes made directly in the database, converge within it. The services of
+// this process call Invalidate, InvalidateLink and InvalidateAll after every
+// write (LinkServiceOptions.Cache, AppService.SetCache), so their changes
+// are seen at once. Parameter defaults of an organization changed through
+// org.Parameters are seen within the TTL.
+//
+// Concurrent misses on one key are coalesced: one store read answers all of
+// them, so an entry that expires under load costs one read per replica, not
+// one per request. A write that invalidates a key while its read is in
+// flight keeps that read's answer out of the cache.
+//
+// A Resolver is safe for concurrent use.
+type Resolver struct {
+	store ResolveStore
+	def   string
+	ttl   time.Duration
+	clock func() time.Time
+	links *ttlCache[linkKey, *Resolved]
+	apps  *ttlCache[string, *App]
+}
+
+// linkKey is a link's cache key: normalized domain and lowercase slug.
+type linkKey struct{ domain, slug string }
+
+// NewResolver returns a Resolver over store.
+func NewResolver(store ResolveStore, opts ResolverOptions) *Resolver {
+	if opts.TTL == 0 {
+		opts.TTL = DefaultResolveTTL
+	}
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = DefaultResolveCacheSize
+	}
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	return &Resolver{
+		store: store,
+		def:   NormalizeDomain(opts.DefaultLinkDomain),
+		ttl:   opts.TTL,
+		clock: opts.Clock,
+		links: newTTLCache[linkKey, *Resolved](opts.MaxEntries),
+		apps:  newTTLCache[string, *App](opts.MaxEntries),
+	}
+}
+
+// Resolve returns the link at slug on domain for a visitor. domain is
+// normalized (NormalizeDomain) and slug lowered (NormalizeSlugForLookup)
+// first. Errors (SPEC.md, Link states): 404 NOT_FOUND for an unknown or
+// deleted slug and for a paused link (is_active false); 410 GONE for a link
+// whose expires_at is at or before now. Store errors (errcode.ErrUnavailable)
+// are returned as they are and never cached.
+func (r *Resolver) Resolve(ctx context.Context, domain, slug string) (*Resolved, error) {
+	key := linkKey{NormalizeDomain(domain), NormalizeSlugForLookup(slug)}
+	now := r.clock()
+	res, err := r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (*Resolved, error) {
+		return r.load(ctx, key)
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case res == nil, !res.Link.IsActive:
+		return nil, errLinkNotFound
+	case res.Link.ExpiresAt != nil && !res.Link.ExpiresAt.After(now):
+		return nil, errLinkGone
+	}
+	return res, nil
+}
+
+var (
+	errLinkNotFound = errcode.New(errcode.NotFound, "link not found")
+	errLinkGone     = errcode.New(errcode.Gone, "link has expired")
+	errAppNotFound  = errcode.New(errcode.NotFound, "no app on this link domain")
+)
+
+// load reads a link with its app and organization defaults; nil, nil when
+// there is no such link.
+func (r *Resolver) load(ctx context.Context, key linkKey) (*Resolved, error) {
+	l, err := r.store.LinkByDomainSlug(ctx, key.domain, key.slug)
+	if errors.Is(err, errcode.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &Resolved{Link: l}
+	if l.AppID != nil {
+		app, err := r.store.AppByID(ctx, l.OrgID, *l.AppID)
+		switch {
+		case err == nil:
+			app.FillLinkDomains(r.def)
+			res.App = app
+		case !errors.Is(err, errcode.ErrNotFound): // an app deleted meanwhile: none
+			return nil, err
+		}
+	}
+	res.OrgParams, err = r.store.OrgParameters(ctx, l.OrgID)
+	if err != nil && !errors.Is(err, errcode.ErrNotFound) {
+		return nil, err
+	}
+	res.Effective = params.Merge(res.OrgParams, l.Parameters)
+	res.Route = RouteLink{
+		DestinationURL:     l.DestinationURL,
+		IOSURL:             deref(l.IOSURL),
+		IOSFallbackURL:     deref(l.IOSFallbackURL),
+		AndroidURL:         deref(l.AndroidURL),
+		AndroidFallbackURL: deref(l.AndroidFallbackURL),
+	}
+	if a := res.App; a != nil {
+		res.RouteApp = &RouteApp{
+			IOSAppStoreURL:      deref(a.IOSAppStoreURL),
+			AndroidPlayStoreURL: deref(a.AndroidPlayStoreURL),
+			AndroidPackageName:  deref(a.AndroidPackageName),
+		}
+	}
+	res.UTM = params.UTMFields{Source: deref(l.UTMSource), Medium: deref(l.UTMMedium), Campaign: deref(l.UTMCampaign)}
+	return res, nil
+}
+
+// AppForDomain returns the app whose link domain is domain: its subdomain,
+// its previous subdomain, or a custom domain set as its default link domain
+// (never the service's default link domain, which many apps share). The
+// association files are served for it. 404 NOT_FOUND when there is none.
+// Answers are cached as Resolve's are; the caller must not modify the app.
+func (r *Resolver) AppForDomain(ctx context.Context, domain string) (*App, error) {
+	domain = NormalizeDomain(domain)
+	app, err := r.apps.get(ctx, domain, r.clock(), r.ttl, func(ctx context.Context) (*App, error) {
+		return r.loadApp(ctx, domain)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if app == nil {
+		return nil, errAppNotFound
+	}
+	return app, nil
+}
+
+func (r *Resolver) loadApp(ctx context.Context, domain string) (*App, error) {
+	if domain == "" || domain == r.def {
+		return nil, nil
+	}
+	app, err := r.store.AppByLinkDomain(ctx, domain)
+	if errors.Is(err, errcode.ErrNotFound) && IsAppSubdomain(domain, r.def) {
+		// An app stored before apps had link domains has only a handle.
+		handle := domain[:len(domain)-len(r.def)-1]
+		app, err = r.store.AppByHandle(ctx, handle)
+		if err == nil {
+			app.FillLinkDomains(r.def)
+			if app.LinkDomain != domain {
+				return nil, nil
+			}
+		}
+	}
+	if errors.Is(err, errcode.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	app.FillLinkDomains(r.def)
+	return app, nil
+}
+
+// Invalidate drops the cached answer for slug on domain, found or not.
+func (r *Resolver) Invalidate(domain, slug string) {
+	r.links.invalidate(linkKey{NormalizeDomain(domain), NormalizeSlugForLookup(slug)})
+}
+
+// InvalidateLink implements LinkCache: it drops l's entry.
+func (r *Resolver) InvalidateLink(l *Link) { r.Invalidate(l.Domain, l.Slug) }
+
+// InvalidateAll implements LinkCache: it drops every entry, of links and of
+// apps. An app's change reaches every link of the app, so app writes call it.
+func (r *Resolver) InvalidateAll() {
+	r.links.clear()
+	r.apps.clear()
+}
+
+// LinkCache is told of writes that change what a link domain serves, so that
+// a cache in this process forgets them at once. *Resolver implements it.
+type LinkCache interface {
+	// InvalidateLink drops the entry of l's domain and slug.
+	InvalidateLink(l *Link)
+	// InvalidateAll drops every entry.
+	InvalidateAll()
+}
+
+// ttlCache is a bounded map of entries that expire, with coalesced loads.
+// A nil value is a cached "none".
+type ttlCache[K comparable, V any] struct {
+	max int
+
+	mu       sync.RWMutex
+	entries  map[K]ttlEntry[V]
+	inflight map[K]*ttlCall[V]
+	// gen counts invalidations; a load that began before one does not
+	// store its answer.
+	gen uint64
+}
+
+type ttlEntry[V any] struct {
+	value   V
+	expires time.Time
+}
+
+type ttlCall[V any] struct {
+	done  chan struct{}
+	value V
+	err   error
+}
+
+func newTTLCache[K comparable, V any](max int) *ttlCache[K, V] {
+	return &ttlCache[K, V]{max: max, entries: map[K]ttlEntry[V]{}, inflight: map[K]*ttlCall[V]{}}
+}
+
+// get returns key's value, loading it when it is absent or expired at now.
+// A ttl below zero never caches.
+func (c *ttlCache[K, V]) get(ctx context.Context, key K, now time.Time, ttl time.Duration,
+	load func(context.Context) (V, error)) (V, error) {
+	if ttl < 0 {
+		return load(ctx)
+	}
+	c.mu.RLock()
+	e, ok := c.entries[key]
+	c.mu.RUnlock()
+	if ok && now.Before(e.expires) {
+		return e.value, nil
+	}
+
+	c.mu.Lock()
+	if e, ok := c.entries[key]; ok && now.Before(e.expires) {
+		c.mu.Unlock()
+		return e.value, nil
+	}
+	if call, ok := c.inflight[key]; ok {
+		c.mu.Unlock()
+		select {
+		case <-call.done:
+			return call.value, call.err
+		case <-ctx.Done():
+			var zero V
+			return zero, ctx.Err()
+		}
+	}
+	call := &ttlCall[V]{done: make(chan struct{})}
+	c.inflight[key] = call
+	gen := c.gen
+	c.mu.Unlock()
+
+	// The load outlives a caller that goes away: others may wait on it.
+	call.value, call.err = load(context.WithoutCancel(ctx))
+	close(call.done)
+
+	c.mu.Lock()
+	if c.inflight[key] == call {
+		delete(c.inflight, key)
+	}
+	if call.err == nil && c.gen == gen {
+		if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
+			c.evict(now)
+		}
+		c.entries[key] = ttlEntry[V]{value: call.value, expires: now.Add(ttl)}
+	}
+	c.mu.Unlock()
+	return call.value, call.err
+}
+
+// evict removes one entry, expired if it finds one among the first few it
+// looks at; c.mu is held.
+func (c *ttlCache[K, V]) evict(now time.Time) {
+	const look = 8
+	var victim K
+	n := 0
+	for k, e := range c.entries { // map order is arbitrary
+		victim = k
+		if !now.Before(e.expires) || n == look {
+			break
+		}
+		n++
+	}
+	delete(c.entries, victim)
+}
+
+func (c *ttlCache[K, V]) invalidate(key K) {
+	c.mu.Lock()
+	delete(c.entries, key)
+	delete(c.inflight, key)
+	c.gen++
+	c.mu.Unlock()
+}
+
+func (c *ttlCache[K, V]) clear() {
+	c.mu.Lock()
+	clear(c.entries)
+	clear(c.inflight)
+	c.gen++
+	c.mu.Unlock()
+}
+
+// len returns how many entries c holds, expired ones included.
+func (c *ttlCache[K, V]) len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.entries)
+}
+
+// CacheLen returns how many links the cache holds, expired entries included.
+func (r *Resolver) CacheLen() int { return r.links.len() }
