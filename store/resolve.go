@@ -22,9 +22,9 @@ func (s *Store) LinkByDomainSlug(ctx context.Context, domain, slug string) (*lin
 	return &l, nil
 }
 
-// AppByLinkDomain implements linking.ResolveStore. No index covers the three
-// columns, so it reads the apps table; linking.Resolver caches its answers
-// (found or not) per domain, so it runs at most once per domain per TTL.
+// AppByLinkDomain implements linking.ResolveStore. Each of the three columns
+// has an index (migration 20261122000006), and linking.Resolver caches its
+// answers (found or not) per domain, so it runs at most once per domain per TTL.
 func (s *Store) AppByLinkDomain(ctx context.Context, domain string) (*linking.App, error) {
 	var row appRow
 	err := s.db.NewSelect().Model(&row).
