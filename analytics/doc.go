@@ -1,0 +1,56 @@
+// Package analytics owns click events: the Click record, the batched click
+// recorder that the link-domain handler and the SDK resolve hand clicks to,
+// and the monthly click allowance.
+//
+// # Recording
+//
+// Record puts a click in a bounded in-memory buffer (RecorderOptions.
+// BufferSize, default 10,000) and returns at once; it never waits on the
+// database (DESIGN.md, hot paths). When the buffer is full the click is
+// dropped and counted in Stats.Dropped: a redirect is never slowed down to
+// save a click. Run writes the buffer in batches: as soon as BatchSize
+// clicks (default 500) wait, and every FlushInterval (default 1s). A batch
+// is one transaction of the Store: one multi-row insert, and the
+// organization's monthly counter bumped by the clicks counted. A batch that
+// fails is tried again RetryBackoff later (doubling), Retries times (default
+// 3), then its clicks are dropped, counted in Stats.Failed and logged by
+// number only: IP addresses and user agents are never logged.
+//
+// When Run's context is done, Record stops taking clicks (it returns false)
+// and Run writes every click it took before returning, within
+// ShutdownTimeout. Once Run has returned, Stats.Accepted equals Written +
+// Duplicates + CountedOnly + Failed.
+//
+// One tap records one click: a click whose tap id (the SDK's
+// X-Service-Tap-Id) its organization already has is skipped by the store's
+// unique index (SPEC.md, resolve rule 3) and counted once, in
+// Stats.Duplicates. A click whose link was deleted before the click was
+// written is skipped too: deleting a link deletes its clicks (SPEC.md, Link
+// states).
+//
+// # The monthly click allowance
+//
+// Clicks count toward the organization's monthly click allowance
+// (org.Organization.MonthlyClickLimit, per billing month as org.PeriodStart
+// defines it). Past it, links keep redirecting and clicks are still counted,
+// but their rows are not stored: such a click reaches the store with
+// CountOnly set, bumps the counter and writes no row. The counter
+// (Store.ClickCount) is a row per organization and month, so checking the
+// allowance never counts click rows.
+//
+// An Allowance, set in RecorderOptions.Allowance, decides CountOnly when a
+// click is recorded, without waiting on the database: it keeps each
+// organization's limit and count in memory, counts the clicks it allows,
+// and reads the store again in the background once its answer is older
+// than AllowanceOptions.TTL (default 5s). An organization it has not read
+// yet, or that the store does not find, has its clicks stored. The
+// allowance is therefore approximate, and errs towards storing: clicks
+// allowed by another replica, or still in a buffer when the count is read
+// again, are seen only on a later read, so an organization can store a few
+// seconds of clicks beyond its limit; it never stores fewer than its limit.
+// A tap id counted only is not deduplicated (there is no row to collide
+// with).
+//
+// Package analytics imports neither store, httpapi, bun, fx nor net/http;
+// package store implements its Store and UsageStore interfaces.
+package analytics

@@ -1,0 +1,319 @@
+package analytics
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Clock is the time and the timers the recorder uses. Tests pass a fake
+// whose ticks and timers fire when the test says so.
+type Clock interface {
+	Now() time.Time
+	// NewTicker returns a channel that receives every d, and a function
+	// that stops it.
+	NewTicker(d time.Duration) (c <-chan time.Time, stop func())
+	// After returns a channel that receives once, after d.
+	After(d time.Duration) <-chan time.Time
+}
+
+// SystemClock is the Clock of package time.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// NewTicker wraps time.NewTicker.
+func (SystemClock) NewTicker(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
+
+// After wraps time.After.
+func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// RecorderOptions configure a Recorder. Every zero value means its default.
+type RecorderOptions struct {
+	// BufferSize is how many clicks may wait to be written; Record refuses
+	// more. Default 10,000.
+	BufferSize int
+	// BatchSize is how many clicks one insert writes at most; a batch is
+	// written as soon as it is full. Default 500.
+	BatchSize int
+	// FlushInterval is how often a partial batch is written. Default 1s.
+	FlushInterval time.Duration
+	// Retries is how many times a failed batch is tried again before its
+	// clicks are dropped. Default 3; negative means none.
+	Retries int
+	// RetryBackoff is the wait before the first retry, doubled for each
+	// next one. Default 100ms.
+	RetryBackoff time.Duration
+	// WriteTimeout bounds one insert while running. Default 10s.
+	WriteTimeout time.Duration
+	// ShutdownTimeout bounds the final drain once Run's context is done;
+	// clicks still unwritten then are dropped and logged. Default 10s.
+	ShutdownTimeout time.Duration
+	// Allowance, when set, decides for each click whether it is stored or
+	// only counted (Click.CountOnly); see the package doc. Nil stores every
+	// click.
+	Allowance *Allowance
+	// Logger receives flush failures and drops; it never sees an IP or a
+	// user agent. slog.Default() when nil.
+	Logger *slog.Logger
+	// Clock is SystemClock when nil.
+	Clock Clock
+}
+
+// Stats are a recorder's counters since it was made. Once Run has returned,
+// Accepted = Written + Duplicates + CountedOnly + Failed.
+type Stats struct {
+	// Accepted is the clicks Record took.
+	Accepted uint64
+	// Dropped is the clicks Record refused: the buffer was full or the
+	// recorder had shut down.
+	Dropped uint64
+	// Written is the click rows inserted.
+	Written uint64
+	// Duplicates is the clicks the store skipped: a tap id already recorded,
+	// or a link deleted before the click was written.
+	Duplicates uint64
+	// CountedOnly is the clicks past the allowance, counted but not stored.
+	CountedOnly uint64
+	// Failed is the accepted clicks given up on: their batch failed every
+	// retry, or the shutdown timeout passed.
+	Failed uint64
+	// FailedFlushes is the inserts that returned an error, retried or not.
+	FailedFlushes uint64
+	// Buffered is the clicks waiting in the buffer now.
+	Buffered int
+}
+
+// Recorder buffers clicks in memory and writes them in batches, so that a
+// redirect never waits on the database (DESIGN.md, hot paths). Record is
+// safe for concurrent use; Run must run once.
+type Recorder struct {
+	store Store
+	opts  RecorderOptions
+	log   *slog.Logger
+	clock Clock
+	ch    chan Click
+	// full tells Run that a batch is waiting. Run does not receive from ch
+	// while idle, so a Record into a buffer with room wakes no goroutine.
+	full chan struct{}
+
+	closed   atomic.Bool
+	inflight atomic.Int64
+
+	accepted, dropped, written, duplicates, countedOnly, failed, failedFlushes atomic.Uint64
+}
+
+// NewRecorder returns a recorder that writes to store. Start it with Run.
+func NewRecorder(store Store, opts RecorderOptions) *Recorder {
+	if opts.BufferSize <= 0 {
+		opts.BufferSize = 10_000
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 500
+	}
+	if opts.FlushInterval <= 0 {
+		opts.FlushInterval = time.Second
+	}
+	if opts.Retries == 0 {
+		opts.Retries = 3
+	} else if opts.Retries < 0 {
+		opts.Retries = 0
+	}
+	if opts.RetryBackoff <= 0 {
+		opts.RetryBackoff = 100 * time.Millisecond
+	}
+	if opts.WriteTimeout <= 0 {
+		opts.WriteTimeout = 10 * time.Second
+	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = 10 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Clock == nil {
+		opts.Clock = SystemClock{}
+	}
+	return &Recorder{
+		store: store,
+		opts:  opts,
+		log:   opts.Logger.With("component", "analytics.recorder"),
+		clock: opts.Clock,
+		ch:    make(chan Click, opts.BufferSize),
+		full:  make(chan struct{}, 1),
+	}
+}
+
+// Record queues c to be written and reports whether it was taken. It never
+// blocks and never touches the database: when the buffer is full, or once
+// Run has begun shutting down, it drops c, counts it in Stats.Dropped and
+// returns false. With an Allowance, it marks c CountOnly when the
+// organization is past its monthly allowance.
+func (r *Recorder) Record(c Click) bool {
+	r.inflight.Add(1)
+	defer r.inflight.Add(-1)
+	if r.closed.Load() {
+		r.dropped.Add(1)
+		return false
+	}
+	if r.opts.Allowance != nil && !r.opts.Allowance.Store(c.OrgID) {
+		c.CountOnly = true
+	}
+	select {
+	case r.ch <- c:
+		r.accepted.Add(1)
+		if len(r.ch) >= r.opts.BatchSize {
+			select {
+			case r.full <- struct{}{}:
+			default: // Run has been told already
+			}
+		}
+		return true
+	default:
+		r.dropped.Add(1)
+		return false
+	}
+}
+
+// Stats returns the recorder's counters.
+func (r *Recorder) Stats() Stats {
+	return Stats{
+		Accepted:      r.accepted.Load(),
+		Dropped:       r.dropped.Load(),
+		Written:       r.written.Load(),
+		Duplicates:    r.duplicates.Load(),
+		CountedOnly:   r.countedOnly.Load(),
+		Failed:        r.failed.Load(),
+		FailedFlushes: r.failedFlushes.Load(),
+		Buffered:      len(r.ch),
+	}
+}
+
+// Run writes buffered clicks until ctx is done: a batch as soon as
+// BatchSize clicks wait, and whatever waits every FlushInterval. When ctx
+// is done, Record stops taking clicks and Run writes every click it took,
+// within ShutdownTimeout, then returns nil. Run must be called once.
+func (r *Recorder) Run(ctx context.Context) error {
+	tick, stop := r.clock.NewTicker(r.opts.FlushInterval)
+	defer stop()
+	write := context.WithoutCancel(ctx)
+	batch := make([]Click, 0, r.opts.BatchSize)
+	for {
+		select {
+		case <-r.full:
+			// Write the full batches; a partial one waits for the tick.
+			batch = r.fill(write, batch)
+		case <-tick:
+			// Take what waits now too, so that a tick writes everything
+			// recorded before it.
+			batch = r.fill(write, batch)
+			if len(batch) > 0 {
+				r.flush(write, batch, r.opts.WriteTimeout)
+				batch = batch[:0]
+			}
+		case <-ctx.Done():
+			r.shutdown(write, batch)
+			return nil
+		}
+	}
+}
+
+// fill moves waiting clicks into batch, writing every full batch, and
+// returns the partial batch left.
+func (r *Recorder) fill(ctx context.Context, batch []Click) []Click {
+	for {
+		select {
+		case c := <-r.ch:
+			batch = append(batch, c)
+			if len(batch) == r.opts.BatchSize {
+				r.flush(ctx, batch, r.opts.WriteTimeout)
+				batch = batch[:0]
+			}
+		default:
+			return batch
+		}
+	}
+}
+
+// shutdown stops Record, waits for the Records already under way, and
+// writes everything taken, within ShutdownTimeout.
+func (r *Recorder) shutdown(ctx context.Context, batch []Click) {
+	r.closed.Store(true)
+	ctx, cancel := context.WithTimeout(ctx, r.opts.ShutdownTimeout)
+	defer cancel()
+	for {
+		batch = r.fill(ctx, batch)
+		// A Record that saw closed false has announced itself in inflight
+		// first; once none is under way and the buffer is empty, no click
+		// can arrive any more.
+		if r.inflight.Load() == 0 && len(r.ch) == 0 {
+			break
+		}
+		runtime.Gosched()
+	}
+	if len(batch) > 0 {
+		r.flush(ctx, batch, r.opts.WriteTimeout)
+	}
+}
+
+// flush writes batch, trying again after a growing wait when it fails, and
+// drops it after Retries retries or once ctx is done.
+func (r *Recorder) flush(ctx context.Context, batch []Click, timeout time.Duration) {
+	countOnly := 0
+	for i := range batch {
+		if batch[i].ID == uuid.Nil {
+			batch[i].ID = uuid.Must(uuid.NewV7())
+		}
+		batch[i].Normalize()
+		if batch[i].CountOnly {
+			countOnly++
+		}
+	}
+	backoff := r.opts.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		err := ctx.Err()
+		if err == nil {
+			var inserted int
+			inserted, err = r.insert(ctx, batch, timeout)
+			if err == nil {
+				r.written.Add(uint64(inserted))
+				r.countedOnly.Add(uint64(countOnly))
+				r.duplicates.Add(uint64(len(batch) - inserted - countOnly))
+				return
+			}
+			r.failedFlushes.Add(1)
+		}
+		if attempt >= r.opts.Retries || ctx.Err() != nil {
+			r.failed.Add(uint64(len(batch)))
+			r.log.Error("dropping clicks that could not be written",
+				"clicks", len(batch), "attempts", attempt+1, "error", err)
+			return
+		}
+		r.log.Warn("writing clicks failed; retrying",
+			"clicks", len(batch), "attempt", attempt+1, "backoff", backoff, "error", err)
+		select {
+		case <-r.clock.After(backoff):
+		case <-ctx.Done():
+		}
+		backoff *= 2
+	}
+}
+
+func (r *Recorder) insert(ctx context.Context, batch []Click, timeout time.Duration) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	n, err := r.store.InsertClicks(ctx, batch)
+	if err == nil && (n < 0 || n > len(batch)) {
+		err = errors.New("analytics: store reported an impossible insert count")
+	}
+	return n, err
+}

@@ -1,0 +1,144 @@
+package analytics_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/analytics"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestRecorderFlushesFullBatches(t *testing.T) {
+	s, clock := newFakeStore(), newFakeClock()
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{BatchSize: 3, Clock: clock, Logger: quiet})
+	stop := start(r)
+	orgID := uuid.New()
+	for range 7 {
+		require.True(t, r.Record(click(orgID)))
+	}
+	assert.Equal(t, 3, <-s.attempts)
+	assert.Equal(t, 3, <-s.attempts)
+	stop()
+	assert.Equal(t, []int{3, 3, 1}, s.sizes(), "the last partial batch is written on shutdown")
+	for _, c := range s.clicks() {
+		assert.Equal(t, uuid.Version(7), c.ID.Version(), "the recorder gives clicks a UUIDv7")
+		assert.Equal(t, "203.0.113.7", c.IPKey, "clicks are normalized")
+	}
+}
+
+func TestRecorderFlushesOnTheInterval(t *testing.T) {
+	s, clock := newFakeStore(), newFakeClock()
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{BatchSize: 100, Clock: clock, Logger: quiet})
+	stop := start(r)
+	defer stop()
+	orgID := uuid.New()
+	require.True(t, r.Record(click(orgID)))
+	require.True(t, r.Record(click(orgID)))
+	clock.tick <- clock.Now()
+	assert.Equal(t, 2, <-s.attempts, "a tick writes every click recorded before it")
+
+	clock.tick <- clock.Now()
+	require.True(t, r.Record(click(orgID)))
+	clock.tick <- clock.Now()
+	assert.Equal(t, 1, <-s.attempts, "an empty tick writes nothing")
+	assert.Equal(t, []int{2, 1}, s.sizes())
+}
+
+func TestRecorderDropsWhenTheBufferIsFull(t *testing.T) {
+	s := newFakeStore()
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{BufferSize: 2, Clock: newFakeClock(), Logger: quiet})
+	orgID := uuid.New()
+	// Not running: nothing drains the buffer, and Record must not block.
+	assert.True(t, r.Record(click(orgID)))
+	assert.True(t, r.Record(click(orgID)))
+	assert.False(t, r.Record(click(orgID)))
+	st := r.Stats()
+	assert.Equal(t, uint64(2), st.Accepted)
+	assert.Equal(t, uint64(1), st.Dropped)
+	assert.Equal(t, 2, st.Buffered)
+
+	start(r)()
+	st = r.Stats()
+	assert.Equal(t, uint64(2), st.Written)
+	assert.Zero(t, st.Buffered)
+	assert.False(t, r.Record(click(orgID)), "a recorder that shut down takes nothing")
+	assert.Equal(t, uint64(2), r.Stats().Dropped)
+}
+
+func TestRecorderRetriesThenDrops(t *testing.T) {
+	s, clock := newFakeStore(), newFakeClock()
+	s.fail = -1
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{BatchSize: 2, Retries: 2, Clock: clock, Logger: quiet})
+	stop := start(r)
+	defer stop()
+	orgID := uuid.New()
+	r.Record(click(orgID))
+	r.Record(click(orgID))
+	for range 3 {
+		assert.Equal(t, -2, <-s.attempts)
+	}
+	// The next batch succeeds: the failed one was given up on, not kept.
+	s.mu.Lock()
+	s.fail = 1
+	s.mu.Unlock()
+	r.Record(click(orgID))
+	r.Record(click(orgID))
+	assert.Equal(t, -2, <-s.attempts, "fails once")
+	assert.Equal(t, 2, <-s.attempts, "then the retry writes it")
+
+	st := r.Stats()
+	assert.Equal(t, uint64(2), st.Failed)
+	assert.Equal(t, uint64(2), st.Written)
+	assert.Equal(t, uint64(4), st.FailedFlushes)
+	assert.Equal(t, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 100 * time.Millisecond},
+		clock.waits(), "the backoff doubles and starts over for each batch")
+}
+
+func TestRecorderShutdownWritesEveryAcceptedClick(t *testing.T) {
+	s := newFakeStore()
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{BufferSize: 64, BatchSize: 10, Clock: newFakeClock(), Logger: quiet})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+
+	var wg sync.WaitGroup
+	orgID := uuid.New()
+	for range 8 {
+		wg.Go(func() {
+			for range 2000 {
+				r.Record(click(orgID))
+			}
+		})
+	}
+	<-s.attempts // at least one batch written while running
+	cancel()     // while the producers may still be recording
+	wg.Wait()
+	<-done
+
+	st := r.Stats()
+	assert.Equal(t, uint64(16000), st.Accepted+st.Dropped)
+	assert.Equal(t, st.Accepted, st.Written, "every accepted click is written")
+	assert.Len(t, s.clicks(), int(st.Written))
+	assert.Zero(t, st.Buffered)
+}
+
+func TestRecorderShutdownTimeoutDrops(t *testing.T) {
+	s, clock := newFakeStore(), newFakeClock()
+	s.fail = -1
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{Retries: 1000, ShutdownTimeout: time.Millisecond,
+		Clock: clock, Logger: quiet})
+	r.Record(click(uuid.New()))
+	start(r)() // returns although the store never recovers
+	st := r.Stats()
+	assert.Equal(t, uint64(1), st.Failed)
+	assert.Zero(t, st.Written)
+}

@@ -1,0 +1,47 @@
+package analytics
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Store is the click storage the recorder writes to; package store
+// implements it.
+type Store interface {
+	// InsertClicks writes clicks in one transaction: one multi-row insert of
+	// the clicks that are not CountOnly, skipping a click whose tap id the
+	// organization already has (and a click whose link or organization no
+	// longer exists), and adds to each organization's counter for the
+	// billing month of each click the clicks inserted plus the CountOnly
+	// ones. It returns how many rows it inserted. Clicks must be normalized
+	// (Click.Normalize) and have ids. On error nothing is written; the
+	// error wraps errcode.ErrUnavailable when the database cannot be
+	// reached.
+	InsertClicks(ctx context.Context, clicks []Click) (inserted int, err error)
+	// ClickCount returns the organization's click counter for the billing
+	// month that starts at periodStart (org.PeriodStart), 0 when it has
+	// none.
+	ClickCount(ctx context.Context, orgID uuid.UUID, periodStart time.Time) (int64, error)
+}
+
+// Usage is an organization's click allowance for its current billing month.
+type Usage struct {
+	// Limit is the organization's monthly_click_limit.
+	Limit int64
+	// PeriodStart is the start of the billing month that holds the time
+	// asked about.
+	PeriodStart time.Time
+	// Count is the clicks counted in that month so far.
+	Count int64
+}
+
+// UsageStore reads an organization's click allowance; package store
+// implements it.
+type UsageStore interface {
+	// ClickUsage returns orgID's limit, the billing month that holds at and
+	// the clicks counted in it. It returns an error wrapping
+	// errcode.ErrNotFound when the organization does not exist.
+	ClickUsage(ctx context.Context, orgID uuid.UUID, at time.Time) (Usage, error)
+}

@@ -1,0 +1,222 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/org"
+)
+
+var (
+	_ analytics.Store      = (*Store)(nil)
+	_ analytics.UsageStore = (*Store)(nil)
+)
+
+// clickRow is a row of clicks. Unknown text fields are empty strings, not
+// NULL.
+type clickRow struct {
+	bun.BaseModel `bun:"table:clicks,alias:c"`
+
+	ID               uuid.UUID  `bun:"id,pk"`
+	OrgID            uuid.UUID  `bun:"org_id"`
+	LinkID           uuid.UUID  `bun:"link_id"`
+	AppID            *uuid.UUID `bun:"app_id"`
+	Domain           string     `bun:"domain"`
+	Slug             string     `bun:"slug"`
+	OccurredAt       time.Time  `bun:"occurred_at"`
+	Source           string     `bun:"source"`
+	Platform         string     `bun:"platform"`
+	OS               string     `bun:"os"`
+	OSVersion        string     `bun:"os_version"`
+	DeviceModel      string     `bun:"device_model"`
+	Browser          string     `bun:"browser"`
+	InAppBrowser     string     `bun:"in_app_browser"`
+	IP               string     `bun:"ip"`
+	IPKey            string     `bun:"ip_key"`
+	UserAgent        string     `bun:"user_agent"`
+	AcceptLanguage   string     `bun:"accept_language"`
+	Referer          string     `bun:"referer"`
+	UTMSource        string     `bun:"utm_source"`
+	UTMMedium        string     `bun:"utm_medium"`
+	UTMCampaign      string     `bun:"utm_campaign"`
+	UTMTerm          string     `bun:"utm_term"`
+	UTMContent       string     `bun:"utm_content"`
+	TapID            *uuid.UUID `bun:"tap_id"`
+	ClaimedByInstall *uuid.UUID `bun:"claimed_by_install"`
+}
+
+// clickCountRow is a row of click_counts: an organization's clicks counted
+// in the billing month that starts at PeriodStart.
+type clickCountRow struct {
+	bun.BaseModel `bun:"table:click_counts,alias:cc"`
+
+	OrgID       uuid.UUID `bun:"org_id,pk"`
+	PeriodStart time.Time `bun:"period_start,pk"`
+	Count       int64     `bun:"count"`
+}
+
+func fromClick(c analytics.Click) clickRow {
+	c.Normalize()
+	if c.ID == uuid.Nil {
+		c.ID = uuid.Must(uuid.NewV7())
+	}
+	return clickRow{
+		ID: c.ID, OrgID: c.OrgID, LinkID: c.LinkID, AppID: c.AppID, Domain: c.Domain, Slug: c.Slug,
+		OccurredAt: c.OccurredAt, Source: string(c.Source), Platform: c.Platform, OS: c.OS,
+		OSVersion: c.OSVersion, DeviceModel: c.DeviceModel, Browser: c.Browser, InAppBrowser: c.InAppBrowser,
+		IP: c.IP, IPKey: c.IPKey, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, Referer: c.Referer,
+		UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign, UTMTerm: c.UTMTerm,
+		UTMContent: c.UTMContent, TapID: c.TapID,
+	}
+}
+
+type periodKey struct {
+	orgID uuid.UUID
+	start time.Time
+}
+
+// InsertClicks implements analytics.Store.
+//
+// In one transaction it reads the billing anchors of the batch's
+// organizations and the owners of its links, drops the clicks whose
+// organization or link is gone (or whose link belongs to another
+// organization), inserts the rest that are not CountOnly in one statement
+// with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index skips a
+// repeated tap), and bumps click_counts by the rows inserted plus the
+// CountOnly clicks, per organization and billing month. A link deleted
+// between the read and the insert fails the transaction with a foreign-key
+// error; the recorder's retry then drops that click.
+func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int, error) {
+	if len(clicks) == 0 {
+		return 0, nil
+	}
+	orgIDs := make([]uuid.UUID, 0, 4)
+	linkIDs := make([]uuid.UUID, 0, len(clicks))
+	seenOrg := map[uuid.UUID]bool{}
+	seenLink := map[uuid.UUID]bool{}
+	for i := range clicks {
+		if !seenOrg[clicks[i].OrgID] {
+			seenOrg[clicks[i].OrgID] = true
+			orgIDs = append(orgIDs, clicks[i].OrgID)
+		}
+		if !clicks[i].CountOnly && !seenLink[clicks[i].LinkID] {
+			seenLink[clicks[i].LinkID] = true
+			linkIDs = append(linkIDs, clicks[i].LinkID)
+		}
+	}
+	inserted := 0
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var orgs []struct {
+			ID                 uuid.UUID `bun:"id"`
+			BillingPeriodStart time.Time `bun:"billing_period_start"`
+		}
+		if err := tx.NewSelect().Table("organizations").Column("id", "billing_period_start").
+			Where("id IN (?)", bun.List(orgIDs)).Scan(ctx, &orgs); err != nil {
+			return err
+		}
+		anchors := make(map[uuid.UUID]time.Time, len(orgs))
+		for _, o := range orgs {
+			anchors[o.ID] = o.BillingPeriodStart
+		}
+		owners := map[uuid.UUID]uuid.UUID{}
+		if len(linkIDs) > 0 {
+			var links []struct {
+				ID    uuid.UUID `bun:"id"`
+				OrgID uuid.UUID `bun:"org_id"`
+			}
+			if err := tx.NewSelect().Table("links").Column("id", "org_id").
+				Where("id IN (?)", bun.List(linkIDs)).Scan(ctx, &links); err != nil {
+				return err
+			}
+			for _, l := range links {
+				owners[l.ID] = l.OrgID
+			}
+		}
+
+		counts := map[periodKey]int64{}
+		rows := make([]clickRow, 0, len(clicks))
+		for i := range clicks {
+			c := &clicks[i]
+			anchor, ok := anchors[c.OrgID]
+			if !ok {
+				continue
+			}
+			if c.CountOnly {
+				counts[periodKey{c.OrgID, org.PeriodStart(anchor, c.OccurredAt)}]++
+				continue
+			}
+			if owner, ok := owners[c.LinkID]; !ok || owner != c.OrgID {
+				continue
+			}
+			rows = append(rows, fromClick(*c))
+		}
+
+		if len(rows) > 0 {
+			var ids []uuid.UUID
+			if err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Returning("id").
+				Scan(ctx, &ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			inserted = len(ids)
+			byID := make(map[uuid.UUID]*clickRow, len(rows))
+			for i := range rows {
+				byID[rows[i].ID] = &rows[i]
+			}
+			for _, id := range ids {
+				if r := byID[id]; r != nil {
+					counts[periodKey{r.OrgID, org.PeriodStart(anchors[r.OrgID], r.OccurredAt)}]++
+				}
+			}
+		}
+
+		if len(counts) == 0 {
+			return nil
+		}
+		bumps := make([]clickCountRow, 0, len(counts))
+		for k, n := range counts {
+			bumps = append(bumps, clickCountRow{OrgID: k.orgID, PeriodStart: k.start, Count: n})
+		}
+		_, err := tx.NewInsert().Model(&bumps).
+			On("CONFLICT (org_id, period_start) DO UPDATE").
+			Set("count = cc.count + EXCLUDED.count").
+			Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return 0, s.err("insert clicks", err)
+	}
+	return inserted, nil
+}
+
+// ClickCount implements analytics.Store.
+func (s *Store) ClickCount(ctx context.Context, orgID uuid.UUID, periodStart time.Time) (int64, error) {
+	var n int64
+	err := s.db.NewSelect().Model((*clickCountRow)(nil)).Column("count").
+		Where("org_id = ? AND period_start = ?", orgID, periodStart.UTC()).Scan(ctx, &n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, s.err("click count", err)
+}
+
+// ClickUsage implements analytics.UsageStore.
+func (s *Store) ClickUsage(ctx context.Context, orgID uuid.UUID, at time.Time) (analytics.Usage, error) {
+	var o struct {
+		MonthlyClickLimit  int64     `bun:"monthly_click_limit"`
+		BillingPeriodStart time.Time `bun:"billing_period_start"`
+	}
+	err := s.db.NewSelect().Table("organizations").Column("monthly_click_limit", "billing_period_start").
+		Where("id = ?", orgID).Scan(ctx, &o)
+	if err != nil {
+		return analytics.Usage{}, s.err("click usage", err)
+	}
+	u := analytics.Usage{Limit: o.MonthlyClickLimit, PeriodStart: org.PeriodStart(o.BillingPeriodStart, at)}
+	u.Count, err = s.ClickCount(ctx, orgID, u.PeriodStart)
+	return u, err
+}

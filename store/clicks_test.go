@@ -1,0 +1,311 @@
+package store_test
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/store/storetest"
+)
+
+// newClick builds a redirect click on l at at, with every text field set.
+func newClick(l *linking.Link, at time.Time) analytics.Click {
+	return analytics.Click{
+		ID: uuid.Must(uuid.NewV7()), OrgID: l.OrgID, LinkID: l.ID, AppID: l.AppID,
+		Domain: l.Domain, Slug: l.Slug, OccurredAt: at, Source: analytics.SourceRedirect,
+		Platform: "ios", OS: "iOS", OSVersion: "18.6", DeviceModel: "iPhone", Browser: "Safari",
+		IP: "203.0.113.7", UserAgent: "Mozilla/5.0 (iPhone)", AcceptLanguage: "en-GB,en;q=0.9",
+		Referer: "https://news.example/", UTMSource: "newsletter", UTMMedium: "email", UTMCampaign: "spring",
+		UTMTerm: "shoes", UTMContent: "hero",
+	}
+}
+
+type clickRow struct {
+	ID             uuid.UUID  `bun:"id"`
+	OrgID          uuid.UUID  `bun:"org_id"`
+	LinkID         uuid.UUID  `bun:"link_id"`
+	AppID          *uuid.UUID `bun:"app_id"`
+	OccurredAt     time.Time  `bun:"occurred_at"`
+	Source         string     `bun:"source"`
+	IP             string     `bun:"ip"`
+	IPKey          string     `bun:"ip_key"`
+	UserAgent      string     `bun:"user_agent"`
+	AcceptLanguage string     `bun:"accept_language"`
+	UTMContent     string     `bun:"utm_content"`
+	TapID          *uuid.UUID `bun:"tap_id"`
+}
+
+func clickRows(t *testing.T, s *store.Store, where string, args ...any) []clickRow {
+	t.Helper()
+	var rows []clickRow
+	require.NoError(t, s.DB().NewSelect().Table("clicks").Column("id", "org_id", "link_id", "app_id", "occurred_at",
+		"source", "ip", "ip_key", "user_agent", "accept_language", "utm_content", "tap_id").
+		Where(where, args...).OrderExpr("occurred_at, id").Scan(t.Context(), &rows))
+	return rows
+}
+
+func clickCount(t *testing.T, s *store.Store, o *org.Organization, at time.Time) int64 {
+	t.Helper()
+	n, err := s.ClickCount(t.Context(), o.ID, org.PeriodStart(o.BillingPeriodStart, at))
+	require.NoError(t, err)
+	return n
+}
+
+func TestClicksMigrationUpDownUp(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		assert.True(t, tableExists(t, s, "clicks"))
+		assert.True(t, tableExists(t, s, "click_counts"))
+		require.NoError(t, s.Rollback(ctx))
+		assert.False(t, tableExists(t, s, "clicks"), "after down")
+		assert.False(t, tableExists(t, s, "click_counts"), "after down")
+		require.NoError(t, s.Migrate(ctx))
+		assert.True(t, tableExists(t, s, "clicks"), "after up again")
+
+		c := newClock()
+		o := createOrg(t, s, c, "acme")
+		l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring"))
+		n, err := s.InsertClicks(ctx, []analytics.Click{newClick(l, c.next())})
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+	})
+}
+
+func TestInsertClicksBatch(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		app := linkApp(t, s, c, o.ID)
+		withApp := newLink(c, o.ID, app.LinkDomain, "spring")
+		withApp.AppID = &app.ID
+		createLink(t, s, withApp)
+		plain := createLink(t, s, newLink(c, o.ID, "hop.example", "plain"))
+
+		var batch []analytics.Click
+		for i := range 300 {
+			l := plain
+			if i%2 == 0 {
+				l = withApp
+			}
+			batch = append(batch, newClick(l, c.next()))
+		}
+		long := newClick(plain, c.next())
+		long.UserAgent = strings.Repeat("é", 400) // 800 bytes
+		long.AcceptLanguage = strings.Repeat("a", 300)
+		long.IP = "2001:db8:1:2:3:4:5:6"
+		batch = append(batch, long)
+
+		n, err := s.InsertClicks(ctx, batch)
+		require.NoError(t, err)
+		assert.Equal(t, 301, n)
+		assert.Equal(t, int64(301), clickCount(t, s, o, c.now))
+
+		rows := clickRows(t, s, "org_id = ?", o.ID)
+		require.Len(t, rows, 301)
+		first := rows[0]
+		assert.Equal(t, batch[0].ID, first.ID)
+		assert.Equal(t, withApp.ID, first.LinkID)
+		assert.Equal(t, &app.ID, first.AppID)
+		assert.Equal(t, batch[0].OccurredAt, first.OccurredAt.UTC())
+		assert.Equal(t, "redirect", first.Source)
+		assert.Equal(t, "203.0.113.7", first.IP)
+		assert.Equal(t, "203.0.113.7", first.IPKey)
+		assert.Equal(t, "hero", first.UTMContent)
+		assert.Nil(t, first.TapID)
+		assert.Nil(t, rows[1].AppID)
+
+		last := rows[300]
+		assert.Equal(t, strings.Repeat("é", 256), last.UserAgent, "cut to 512 bytes on a rune boundary")
+		assert.Len(t, last.AcceptLanguage, 256)
+		assert.Equal(t, "2001:db8:1:2::/64", last.IPKey)
+
+		n, err = s.InsertClicks(ctx, nil)
+		require.NoError(t, err)
+		assert.Zero(t, n)
+	})
+}
+
+func TestInsertClicksOneClickPerTap(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
+		l := createLink(t, s, newLink(c, acme.ID, "hop.example", "spring"))
+		ol := createLink(t, s, newLink(c, other.ID, "hop.example", "other"))
+		tap := uuid.New()
+
+		tapped := func(l *linking.Link) analytics.Click {
+			cl := newClick(l, c.next())
+			cl.Source, cl.TapID = analytics.SourceAppOpen, &tap
+			return cl
+		}
+		// A retry inside one batch, and again in a later batch.
+		n, err := s.InsertClicks(ctx, []analytics.Click{tapped(l), tapped(l), newClick(l, c.next())})
+		require.NoError(t, err)
+		assert.Equal(t, 2, n)
+		n, err = s.InsertClicks(ctx, []analytics.Click{tapped(l)})
+		require.NoError(t, err)
+		assert.Zero(t, n, "the same tap again")
+		assert.Equal(t, int64(2), clickCount(t, s, acme, c.now), "a repeated tap is counted once")
+
+		rows := clickRows(t, s, "tap_id = ?", tap)
+		require.Len(t, rows, 1)
+		assert.Equal(t, "app_open", rows[0].Source)
+
+		n, err = s.InsertClicks(ctx, []analytics.Click{tapped(ol)})
+		require.NoError(t, err)
+		assert.Equal(t, 1, n, "a tap id is unique per organization")
+	})
+}
+
+func TestInsertClicksConcurrentRetriesOfOneTap(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring"))
+		tap := uuid.New()
+		at := c.next()
+		var (
+			wg    sync.WaitGroup
+			mu    sync.Mutex
+			total int
+		)
+		for range 8 {
+			wg.Go(func() {
+				cl := newClick(l, at)
+				cl.TapID = &tap
+				n, err := s.InsertClicks(ctx, []analytics.Click{cl})
+				assert.NoError(t, err)
+				mu.Lock()
+				total += n
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, 1, total)
+		assert.Equal(t, int64(1), clickCount(t, s, o, at))
+	})
+}
+
+func TestClickCountersPerOrganizationAndMonth(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
+		l := createLink(t, s, newLink(c, acme.ID, "hop.example", "spring"))
+		ol := createLink(t, s, newLink(c, other.ID, "hop.example", "other"))
+
+		nextMonth := acme.BillingPeriodStart.AddDate(0, 1, 0).Add(time.Hour)
+		over := newClick(l, c.next())
+		over.CountOnly = true
+		batch := []analytics.Click{
+			newClick(l, c.next()), newClick(l, c.next()), newClick(ol, c.next()),
+			newClick(l, nextMonth), over,
+		}
+		n, err := s.InsertClicks(ctx, batch)
+		require.NoError(t, err)
+		assert.Equal(t, 4, n, "a count-only click stores no row")
+
+		assert.Equal(t, int64(3), clickCount(t, s, acme, c.now), "two stored and one counted only")
+		assert.Equal(t, int64(1), clickCount(t, s, acme, nextMonth))
+		assert.Equal(t, int64(1), clickCount(t, s, other, c.now))
+		assert.Len(t, clickRows(t, s, "org_id = ?", acme.ID), 3)
+
+		_, err = s.InsertClicks(ctx, []analytics.Click{newClick(l, c.next())})
+		require.NoError(t, err)
+		assert.Equal(t, int64(4), clickCount(t, s, acme, c.now), "a later batch adds to the counter")
+
+		n64, err := s.ClickCount(ctx, uuid.New(), t0)
+		require.NoError(t, err)
+		assert.Zero(t, n64, "no counter is zero")
+
+		u, err := s.ClickUsage(ctx, acme.ID, c.now)
+		require.NoError(t, err)
+		assert.Equal(t, analytics.Usage{Limit: 10_000, PeriodStart: acme.BillingPeriodStart, Count: 4}, u)
+		_, err = s.ClickUsage(ctx, uuid.New(), c.now)
+		assert.ErrorIs(t, err, errcode.ErrNotFound)
+	})
+}
+
+func TestDeletingALinkDeletesItsClicks(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		gone := createLink(t, s, newLink(c, o.ID, "hop.example", "gone"))
+		kept := createLink(t, s, newLink(c, o.ID, "hop.example", "kept"))
+		_, err := s.InsertClicks(ctx, []analytics.Click{newClick(gone, c.next()), newClick(kept, c.next())})
+		require.NoError(t, err)
+
+		require.NoError(t, s.DeleteLink(ctx, o.ID, gone.ID))
+		assert.Empty(t, clickRows(t, s, "link_id = ?", gone.ID))
+		assert.Len(t, clickRows(t, s, "link_id = ?", kept.ID), 1)
+		assert.Equal(t, int64(2), clickCount(t, s, o, c.now), "the month's count keeps the deleted link's clicks")
+
+		// A click still buffered when its link was deleted is skipped, not
+		// an error that would fail its whole batch.
+		n, err := s.InsertClicks(ctx, []analytics.Click{newClick(gone, c.next()), newClick(kept, c.next())})
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+	})
+}
+
+func TestInsertClicksSkipsForeignLinksAndGoneOrganizations(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
+		ol := createLink(t, s, newLink(c, other.ID, "hop.example", "other"))
+
+		foreign := newClick(ol, c.next())
+		foreign.OrgID = acme.ID
+		ghost := newClick(ol, c.next())
+		ghost.OrgID = uuid.New()
+		n, err := s.InsertClicks(ctx, []analytics.Click{foreign, ghost})
+		require.NoError(t, err)
+		assert.Zero(t, n)
+		assert.Zero(t, clickCount(t, s, acme, c.now))
+	})
+}
+
+func TestDeletingAnOrganizationDeletesItsClicks(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring"))
+		_, err := s.InsertClicks(ctx, []analytics.Click{newClick(l, c.next())})
+		require.NoError(t, err)
+		require.NoError(t, s.DeleteOrganization(ctx, o.ID))
+		assert.Empty(t, clickRows(t, s, "org_id = ?", o.ID))
+		assert.Zero(t, clickCount(t, s, o, c.now))
+	})
+}
+
+func BenchmarkInsertClicks500(b *testing.B) {
+	run := func(b *testing.B, s *store.Store) {
+		ctx, c := b.Context(), newClock()
+		o := newOrg(c, "acme")
+		require.NoError(b, s.CreateOrganization(ctx, o, nil))
+		l := newLink(c, o.ID, "hop.example", "spring")
+		require.NoError(b, s.CreateLink(ctx, l, linking.LinkQuota{}))
+		batch := make([]analytics.Click, 500)
+		b.ReportAllocs()
+		for b.Loop() {
+			for i := range batch {
+				batch[i] = newClick(l, c.next())
+			}
+			n, err := s.InsertClicks(ctx, batch)
+			if err != nil || n != len(batch) {
+				b.Fatal(n, err)
+			}
+		}
+	}
+	b.Run("sqlite", func(b *testing.B) { run(b, storetest.SQLite(b)) })
+	b.Run("postgres", func(b *testing.B) { run(b, storetest.Postgres(b)) })
+}
