@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/account/passwordpolicy"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 )
@@ -219,14 +220,15 @@ func NormalizeEmail(email string) (string, error) {
 	return email, nil
 }
 
-// CreateUser creates a user with email and password.
+// CreateUser creates a user with email and password. The password must pass
+// passwordpolicy.Check (length, common passwords, not the email).
 func (s *Service) CreateUser(ctx context.Context, email, password string) (*User, error) {
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		return nil, err
 	}
-	if utf8.RuneCountInString(password) < MinPasswordLength {
-		return nil, errcode.Field("password", "must be at least 10 characters")
+	if err := passwordpolicy.Check(password, email); err != nil {
+		return nil, err
 	}
 	hash, err := HashPassword(password)
 	if err != nil {

@@ -1,0 +1,63 @@
+// Package account owns dashboard sign-in (SPEC.md, Authentication rule 11):
+// sessions, authenticator-app two-factor authentication with backup codes,
+// password changes, failed-sign-in lockout and the organizations' security
+// policies. Users themselves (email, argon2id password hash) and memberships
+// stay in package org; the password policy lives in account/passwordpolicy,
+// a leaf that org also calls, because account imports org.
+//
+// It depends on a Store interface that package store implements. It imports
+// neither store, httpapi, bun, fx nor net/http; the sign-in pages, the
+// /v1/organizations/{id}/security endpoints and the audit log are adapters
+// and packages built on it.
+//
+// Decisions:
+//
+//   - Passwords: at least 10 and at most 256 characters, not on an embedded
+//     list of about 3,000 common passwords of ten characters or more (compared
+//     case-insensitively), not the email or its local part.
+//   - TOTP: RFC 6238 with SHA-1, six digits and 30-second steps, written
+//     against the standard library (about forty lines, checked against the
+//     RFC's test vectors) rather than a dependency. A code from one step
+//     either side of now is accepted; the step of the last accepted code is
+//     stored and a code whose step is not later is refused, so no code works
+//     twice, and the store's conditional update settles concurrent uses.
+//   - The TOTP secret is stored encrypted with AES-256-GCM under a key derived
+//     from the server secret with HKDF-SHA256 (label "hoplink account totp
+//     secret v1"), with the user id as additional data, in the form
+//     "v1:" + base64url(nonce || ciphertext). Losing or changing the server
+//     secret makes enrolled authenticators unreadable: users then sign in
+//     with a backup code or an operator resets their two-factor state.
+//   - Backup codes: ten codes of ten characters from a 31-symbol alphabet
+//     without look-alikes (no 0, 1, i, l, o), shown once as "xxxxx-xxxxx",
+//     stored as SHA-256 of the normalized form (see HashBackupCode for why a
+//     fast hash suffices), compared in constant time against every unused
+//     code, used up by a conditional update so two requests cannot both use
+//     one. Input ignores case, dashes and spaces.
+//   - Sessions: 32 random bytes, base64url, stored only as SHA-256. Each has
+//     an absolute expiry and an idle timeout taken from the strictest policy
+//     of the user's organizations (defaults 30 days and 7 days). Authenticate
+//     applies the policy in force now, so a stricter policy also ends existing
+//     sessions. last_seen_at is written at most once a minute. Signing in
+//     deletes the session the browser presented (rotation); changing a
+//     password deletes every session and pending sign-in of the user, then
+//     issues a new session for the browser that changed it.
+//   - Sign-in: an unknown email is verified against a dummy argon2id hash so
+//     that it costs the same as a wrong password, and both get the same
+//     UNAUTHORIZED error. With two-factor authentication, a correct password
+//     gives a pending token (random, stored hashed, five minutes) that
+//     SecondStep exchanges for a session with a TOTP or backup code.
+//   - Lockout: failures are counted per email (as typed, whether or not it
+//     exists) and per IP address behind the Limiter interface; the in-process
+//     MemoryLimiter locks an account for a minute after 5 failures and an IP
+//     address after 20, doubling with each further failure up to an hour, and
+//     forgets a key a day after its last failure. A success resets the
+//     account's and the IP's counts. A locked key gets RATE_LIMIT_EXCEEDED
+//     with details.retry_after_seconds. With several replicas each counts
+//     alone until a shared (Redis) Limiter is written.
+//   - Two-factor required by policy: Authenticate reports EnrolmentRequired
+//     when the user has no authenticator; the pages send the user to enrol.
+//     Disabling two-factor authentication is allowed (password and a code);
+//     the user is then asked to enrol again.
+//   - Authorization of policy changes (owners only, auth.ActOrgSecurity)
+//     belongs to the API adapter, which holds the principal.
+package account

@@ -1,0 +1,120 @@
+package account
+
+import (
+	"sync"
+	"time"
+)
+
+// Limiter counts failed sign-ins per key ("email:<address>", "ip:<address>")
+// and says how long a key must wait before its next attempt. Implementations
+// are safe for concurrent use; MemoryLimiter keeps counts in this process, and
+// a shared implementation (Redis) can replace it when several replicas serve
+// sign-in.
+type Limiter interface {
+	// Wait returns how long key is locked out at now; zero when it may try.
+	Wait(key string, now time.Time) time.Duration
+	// Fail records a failed attempt of key at now.
+	Fail(key string, now time.Time)
+	// Reset forgets key's failures, after a successful sign-in.
+	Reset(key string)
+}
+
+// Lockout is the rule of a MemoryLimiter: after Threshold failures a key is
+// locked for Base; every further failure locks it for twice as long as the
+// last lock, up to Max. Failures are forgotten Forget after the last one.
+type Lockout struct {
+	Threshold int
+	Base, Max time.Duration
+	Forget    time.Duration
+}
+
+// AccountLockout and IPLockout are the default rules: an account is locked
+// for a minute after 5 failures, an IP address (which many people may share
+// behind NAT) after 20, doubling to an hour; counts are forgotten a day after
+// the last failure.
+var (
+	AccountLockout = Lockout{Threshold: 5, Base: time.Minute, Max: time.Hour, Forget: 24 * time.Hour}
+	IPLockout      = Lockout{Threshold: 20, Base: time.Minute, Max: time.Hour, Forget: 24 * time.Hour}
+)
+
+type failures struct {
+	count       int
+	last        time.Time
+	lockedUntil time.Time
+}
+
+// MemoryLimiter is the in-process Limiter. Keys that start with "ip:" follow
+// IP, every other key follows Account.
+type MemoryLimiter struct {
+	Account, IP Lockout
+
+	mu    sync.Mutex
+	byKey map[string]*failures
+	sweep time.Time
+}
+
+// NewMemoryLimiter returns a MemoryLimiter with AccountLockout and IPLockout.
+func NewMemoryLimiter() *MemoryLimiter {
+	return &MemoryLimiter{Account: AccountLockout, IP: IPLockout, byKey: map[string]*failures{}}
+}
+
+func (l *MemoryLimiter) rule(key string) Lockout {
+	if len(key) >= 3 && key[:3] == "ip:" {
+		return l.IP
+	}
+	return l.Account
+}
+
+// Wait implements Limiter.
+func (l *MemoryLimiter) Wait(key string, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.byKey[key]
+	if f == nil || !now.Before(f.lockedUntil) {
+		return 0
+	}
+	return f.lockedUntil.Sub(now)
+}
+
+// Fail implements Limiter.
+func (l *MemoryLimiter) Fail(key string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.rule(key)
+	l.sweepLocked(now)
+	f := l.byKey[key]
+	if f == nil || now.Sub(f.last) >= r.Forget {
+		f = &failures{}
+		l.byKey[key] = f
+	}
+	f.count++
+	f.last = now
+	if over := f.count - r.Threshold; over >= 0 {
+		d := r.Base
+		for i := 0; i < over && d < r.Max; i++ {
+			d *= 2
+		}
+		f.lockedUntil = now.Add(min(d, r.Max))
+	}
+}
+
+// Reset implements Limiter.
+func (l *MemoryLimiter) Reset(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.byKey, key)
+}
+
+// sweepLocked drops forgotten keys, at most once a minute, so that the map
+// stays as small as the set of recently failing keys.
+func (l *MemoryLimiter) sweepLocked(now time.Time) {
+	if now.Sub(l.sweep) < time.Minute {
+		return
+	}
+	l.sweep = now
+	for k, f := range l.byKey {
+		if now.Sub(f.last) >= l.rule(k).Forget && !now.Before(f.lockedUntil) {
+			delete(l.byKey, k)
+		}
+	}
+}
