@@ -16,6 +16,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
+	"github.com/hoplink/hoplink/ratelimit"
 )
 
 // LinkResolver finds links and apps for the link-domain handler;
@@ -74,6 +75,19 @@ type LinkDomainOptions struct {
 	// written, on the request's goroutine: it must not block (the click
 	// recorder only enqueues). Nil records nothing.
 	OnRedirect func(ctx context.Context, ev RedirectEvent)
+	// Secret is the server secret: keys derived from it sign the password
+	// form's CSRF tokens and the cookie that remembers a correct password.
+	// If empty, a random key is drawn for this process: tokens and cookies
+	// then outlive neither a restart nor the replica that issued them.
+	Secret []byte
+	// Limiter counts password attempts per client IP and link under
+	// PasswordRule; nil uses an in-process ratelimit.Memory.
+	Limiter ratelimit.Limiter
+	// PasswordRule limits password attempts; if zero, DefaultPasswordRule.
+	PasswordRule ratelimit.Rule
+	// VerifyPassword checks a link password against its stored hash;
+	// org.VerifyPassword (argon2id) when nil.
+	VerifyPassword func(hash, password string) (bool, error)
 }
 
 // Response headers of the link-domain handler.
@@ -102,7 +116,8 @@ const (
 //     small HTML page, or the error envelope when the request's Accept
 //     prefers application/json;
 //   - a password-protected link shows a password form (200), to bots too,
-//     with no destination and no preview data;
+//     with no destination and no preview data; POST of the form checks the
+//     password and then redirects as below (see protected);
 //   - a bot (linking.IsBot) gets a 200 HTML preview with the link's og_*
 //     tags, Twitter card tags and a canonical link to the destination;
 //   - every other visitor is routed (linking.RouteVisitor, with a new UUIDv7
@@ -110,12 +125,14 @@ const (
 //     302 with Location, Cache-Control: no-store and ReferrerPolicy.
 //
 // Slugs match without regard to ASCII case; "/" and any path of more than
-// one segment is 404. Other methods are 405.
+// one segment is 404. POST is answered by protected links only; other
+// methods are 405.
 type LinkDomain struct {
 	opts   LinkDomainOptions
 	log    *slog.Logger
 	health http.Handler
 	clock  func() time.Time
+	pw     passwordGate
 }
 
 // NewLinkDomain returns the link-domain handler.
@@ -127,6 +144,7 @@ func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
 	if h.clock == nil {
 		h.clock = time.Now
 	}
+	h.pw = newPasswordGate(opts, h.clock)
 	return h
 }
 
@@ -138,10 +156,21 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.health.ServeHTTP(w, r)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	// POST is answered only by a password-protected link (its form); every
+	// other address answers GET and HEAD.
+	post := r.Method == http.MethodPost
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !post {
 		w.Header().Set("Allow", "GET, HEAD")
 		h.fail(w, r, errMethodNotAllowed)
 		return
+	}
+	switch path {
+	case AASAPath, AssetLinksPath:
+		if post {
+			w.Header().Set("Allow", "GET, HEAD")
+			h.fail(w, r, errMethodNotAllowed)
+			return
+		}
 	}
 	switch path {
 	case AASAPath:
@@ -164,12 +193,16 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	ua := r.UserAgent()
 	if res.Link.HasPassword() {
-		h.passwordForm(w, r, slug)
+		h.protected(w, r, host, slug, res)
 		return
 	}
-	device := linking.ClassifyDevice(ua)
+	if post {
+		w.Header().Set("Allow", "GET, HEAD")
+		h.fail(w, r, errMethodNotAllowed)
+		return
+	}
+	device := linking.ClassifyDevice(r.UserAgent())
 	if device.IsBot {
 		h.preview(w, r, res)
 		return
@@ -299,27 +332,6 @@ func (h *LinkDomain) preview(w http.ResponseWriter, r *http.Request, res *linkin
 		d.Card = "summary_large_image"
 	}
 	h.page(w, r, http.StatusOK, previewPage, d)
-}
-
-var passwordPage = template.Must(template.New("password").Parse(`<!doctype html>
-<html><head><meta charset="utf-8">
-<meta name="robots" content="noindex">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Password required</title>
-</head><body>
-<h1>This link is password protected</h1>
-<form method="post" action="/{{.}}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" required autofocus autocomplete="off">
-<button type="submit">Continue</button>
-</form>
-</body></html>
-`))
-
-// passwordForm shows the password form of a protected link: nothing of the
-// link but its slug, to visitors and bots alike.
-func (h *LinkDomain) passwordForm(w http.ResponseWriter, r *http.Request, slug string) {
-	h.page(w, r, http.StatusOK, passwordPage, slug)
 }
 
 var errorPage = template.Must(template.New("error").Parse(`<!doctype html>

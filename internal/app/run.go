@@ -15,6 +15,7 @@ import (
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 )
 
@@ -43,13 +44,18 @@ func RedirectService() fx.Option {
 	return fx.Options(fx.Provide(func(h *httpapi.LinkDomain) Handler { return Handler{h} }, NewLinkDomain), Server)
 }
 
-// NewLinkDomain returns the link-domain handler over r, with /readyz pinging s.
-func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.Store) *httpapi.LinkDomain {
+// NewLinkDomain returns the link-domain handler over r, with /readyz pinging
+// s; the server secret signs its password forms and cookies, and limiter
+// (the API's) counts password attempts.
+func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.Store, secret Secret,
+	limiter ratelimit.Limiter) *httpapi.LinkDomain {
 	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver:       r,
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,
 		Logger:         log,
+		Secret:         secret,
+		Limiter:        limiter,
 	})
 }
 

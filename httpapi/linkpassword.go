@@ -1,0 +1,386 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/ratelimit"
+)
+
+// Password-protected links (SPEC.md, Redirect behaviour on link domains).
+const (
+	// PasswordCookieName is the cookie that remembers a correct link
+	// password. Each protected link's cookie has the path /{slug}, so the
+	// links of one domain never see each other's.
+	PasswordCookieName = "hop_pw"
+	// PasswordCookieMaxAge is how long a correct password is remembered.
+	PasswordCookieMaxAge = time.Hour
+	// PasswordCSRFField is the password form's CSRF token field.
+	PasswordCSRFField = "csrf_token"
+	// PasswordCSRFMaxAge is how long a password form's token is accepted.
+	PasswordCSRFMaxAge = time.Hour
+	// passwordFormMaxBytes bounds the body of a password form POST.
+	passwordFormMaxBytes = 4 << 10
+	// csrfClockSkew is how far in the future a token's issue time may lie,
+	// for replicas whose clocks differ a little.
+	csrfClockSkew = time.Minute
+)
+
+// DefaultPasswordRule limits password attempts: 10 per client IP and link in
+// a 15-minute window. Windows are aligned to the clock (ratelimit package
+// documentation), so a client may make up to 20 attempts around a window's
+// end, and one address may try at most about 1,000 passwords a day per link.
+// Every POST of a protected link's form counts, right or wrong.
+var DefaultPasswordRule = ratelimit.Rule{Limit: 10, Window: 15 * time.Minute}
+
+// passwordGate holds what the password flow needs: keys derived from the
+// server secret, the attempt limiter and the password check.
+type passwordGate struct {
+	csrfKey, cookieKey []byte
+	limiter            ratelimit.Limiter
+	rule               ratelimit.Rule
+	verify             func(hash, password string) (bool, error)
+	// verifying bounds the argon2id checks running at once: each one takes
+	// tens of megabytes of memory on purpose.
+	verifying chan struct{}
+}
+
+func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGate {
+	secret := opts.Secret
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret) // crypto/rand.Read never fails (Go 1.24)
+	}
+	g := passwordGate{
+		csrfKey:   deriveKey(secret, "hoplink link password csrf v1"),
+		cookieKey: deriveKey(secret, "hoplink link password cookie v1"),
+		limiter:   opts.Limiter,
+		rule:      opts.PasswordRule,
+		verify:    opts.VerifyPassword,
+		verifying: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
+	}
+	if g.limiter == nil {
+		g.limiter = ratelimit.NewMemory(clock, 0)
+	}
+	if g.rule == (ratelimit.Rule{}) {
+		g.rule = DefaultPasswordRule
+	}
+	if g.verify == nil {
+		g.verify = org.VerifyPassword
+	}
+	return g
+}
+
+// deriveKey derives a key for one purpose from the server secret, as
+// HMAC-SHA256(secret, label): the secret is high-entropy, so this is a
+// sound key derivation, and keys of different labels are independent.
+func deriveKey(secret []byte, label string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(label))
+	return m.Sum(nil)
+}
+
+// passwordFormData fills passwordPage.
+type passwordFormData struct {
+	// Action is the form's target: the short URL's path and query, so that
+	// the visitor's query string reaches params after the password.
+	Action string
+	Token  string
+	Error  string
+}
+
+// passwordStyle is the form page's only style; the Content-Security-Policy
+// allows it by its hash.
+const passwordStyle = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}` +
+	`label,input,button{display:block;font:inherit;margin:.5rem 0}input{width:100%;box-sizing:border-box;padding:.4rem}` +
+	`.error{color:#b00020}`
+
+var passwordPage = template.Must(template.New("password").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="robots" content="noindex">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Password required</title>
+<style>` + passwordStyle + `</style>
+</head><body>
+<h1>This link is password protected</h1>
+{{- with .Error}}
+<p class="error" role="alert">{{.}}</p>
+{{- end}}
+<form method="post" action="{{.Action}}">
+<input type="hidden" name="` + PasswordCSRFField + `" value="{{.Token}}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" required autofocus autocomplete="current-password">
+<button type="submit">Continue</button>
+</form>
+</body></html>
+`))
+
+// PasswordPageCSP is the Content-Security-Policy of the password form: no
+// script, no resources, its one inline style by hash, no framing, no base.
+//
+// It has no form-action directive on purpose. Chrome and Safari apply
+// form-action to every redirect that follows a form submission, not only to
+// the form's action (w3c/webappsec-csp#8), so form-action 'self' would block
+// the 302 to the destination that a correct password answers, which is
+// another origin by design. The form's action is fixed by the template and
+// the page runs no script, so nothing on it can retarget the form.
+var PasswordPageCSP = func() string {
+	sum := sha256.Sum256([]byte(passwordStyle))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; base-uri 'none'; frame-ancestors 'none'"
+}()
+
+// Messages of the password form.
+const (
+	msgWrongPassword = "That password is not correct."
+	msgBadToken      = "This form has expired or did not come from this page. Please enter the password again."
+	msgBadForm       = "The form could not be read. Please enter the password again."
+	msgUnavailable   = "The password could not be checked. Please try again."
+)
+
+// protected answers a password-protected link (res) at slug on host:
+//
+//   - GET or HEAD with a valid cookie for this link and its current password
+//     redirects as an unprotected link does; otherwise the form, 200.
+//   - POST counts an attempt for the client IP and link (past the limit:
+//     the form, 429 with Retry-After), then checks the CSRF token (missing,
+//     forged or expired: the form, 403) and the password (wrong: the form,
+//     401). A correct password sets the cookie and redirects: the routing
+//     and params path of every redirect, OnRedirect called once.
+//
+// Bots always get the form and nothing else: the password is never checked
+// for them and nothing is recorded. The form and a refused attempt record
+// nothing either.
+func (h *LinkDomain) protected(w http.ResponseWriter, r *http.Request, host, slug string, res *linking.Resolved) {
+	device := linking.ClassifyDevice(r.UserAgent())
+	domain := linking.NormalizeDomain(host)
+	if r.Method != http.MethodPost {
+		if !device.IsBot && h.pw.validCookie(r, res.Link, h.clock()) {
+			h.redirect(w, r, host, res, device)
+			return
+		}
+		h.showPasswordForm(w, r, http.StatusOK, domain, slug, "")
+		return
+	}
+	if device.IsBot {
+		h.showPasswordForm(w, r, http.StatusOK, domain, slug, "")
+		return
+	}
+
+	ip := ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies)
+	if ok, retry := h.allowAttempt(r.Context(), res.Link.ID, ip); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		h.showPasswordForm(w, r, http.StatusTooManyRequests, domain, slug, tooManyAttempts(retry))
+		return
+	}
+
+	r.Body = http.MaxBytesReader(w, r.Body, passwordFormMaxBytes)
+	if err := r.ParseForm(); err != nil {
+		h.showPasswordForm(w, r, http.StatusBadRequest, domain, slug, msgBadForm)
+		return
+	}
+	now := h.clock()
+	if !h.pw.validToken(r.PostForm.Get(PasswordCSRFField), domain, slug, now) {
+		h.showPasswordForm(w, r, http.StatusForbidden, domain, slug, msgBadToken)
+		return
+	}
+	ok, err := h.pw.check(r.Context(), *res.Link.PasswordHash, r.PostForm.Get("password"))
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			h.log.ErrorContext(r.Context(), "checking a link password", "link_id", res.Link.ID, "err", err)
+		}
+		h.showPasswordForm(w, r, http.StatusInternalServerError, domain, slug, msgUnavailable)
+		return
+	}
+	if !ok {
+		h.showPasswordForm(w, r, http.StatusUnauthorized, domain, slug, msgWrongPassword)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name:     PasswordCookieName,
+		Value:    h.pw.cookieValue(res.Link, now.Add(PasswordCookieMaxAge)),
+		Path:     "/" + slug,
+		MaxAge:   int(PasswordCookieMaxAge / time.Second),
+		HttpOnly: true,
+		Secure:   h.isHTTPS(r),
+		SameSite: http.SameSiteLaxMode,
+	})
+	h.redirect(w, r, host, res, device)
+}
+
+// showPasswordForm writes the password form with a fresh CSRF token.
+func (h *LinkDomain) showPasswordForm(w http.ResponseWriter, r *http.Request, status int, domain, slug, msg string) {
+	action := "/" + slug
+	if r.URL.RawQuery != "" {
+		action += "?" + r.URL.RawQuery
+	}
+	token, err := h.pw.newToken(domain, slug, h.clock())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", PasswordPageCSP)
+	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	h.page(w, r, status, passwordPage, passwordFormData{Action: action, Token: token, Error: msg})
+}
+
+// allowAttempt counts one password attempt for link from ip. It returns
+// false and the seconds to wait when the attempts are spent. A limiter that
+// fails lets the attempt through (and logs), as the API does: argon2id
+// keeps guessing slow even then.
+func (h *LinkDomain) allowAttempt(ctx context.Context, link uuid.UUID, ip netip.Addr) (bool, int) {
+	res, err := h.pw.limiter.Allow(ctx, "linkpw:"+link.String()+":"+ip.String(), h.pw.rule)
+	if err != nil {
+		h.log.WarnContext(ctx, "rate limiter failed; letting the password attempt through", "err", err)
+		return true, 0
+	}
+	return res.Allowed, res.RetryAfterSeconds()
+}
+
+func tooManyAttempts(retry int) string {
+	wait := "in a minute"
+	if minutes := (retry + 59) / 60; minutes > 1 {
+		wait = "in " + strconv.Itoa(minutes) + " minutes"
+	}
+	return "Too many attempts. Please try again " + wait + "."
+}
+
+// isHTTPS reports whether r came over HTTPS: TLS on this connection, or
+// X-Forwarded-Proto https set by a trusted proxy.
+func (h *LinkDomain) isHTTPS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	proto := r.Header.Values("X-Forwarded-Proto")
+	if len(proto) == 0 || len(h.opts.TrustedProxies) == 0 {
+		return false
+	}
+	peer := parseAddr(r.RemoteAddr)
+	if !peer.IsValid() || !inAny(peer, h.opts.TrustedProxies) {
+		return false
+	}
+	// The proxy next to us appends last.
+	last := proto[len(proto)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	return strings.EqualFold(strings.TrimSpace(last), "https")
+}
+
+// check verifies password against hash, running at most a few argon2id
+// checks at once. argon2id takes the same time for a right and a wrong
+// password, and its result is compared in constant time.
+func (g *passwordGate) check(ctx context.Context, hash, password string) (bool, error) {
+	select {
+	case g.verifying <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-g.verifying }()
+	return g.verify(hash, password)
+}
+
+// CSRF tokens: base64url of issue time (8 bytes, Unix seconds), nonce (16
+// random bytes) and HMAC-SHA256 under csrfKey of domain, slug, issue time
+// and nonce. A token is good for one link for PasswordCSRFMaxAge.
+const (
+	csrfNonceLen = 16
+	csrfLen      = 8 + csrfNonceLen + sha256.Size
+)
+
+func (g *passwordGate) newToken(domain, slug string, now time.Time) (string, error) {
+	b := make([]byte, 8+csrfNonceLen, csrfLen)
+	binary.BigEndian.PutUint64(b, uint64(now.Unix()))
+	if _, err := rand.Read(b[8:]); err != nil {
+		return "", err
+	}
+	b = append(b, g.tokenMAC(domain, slug, b[:8+csrfNonceLen])...)
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func (g *passwordGate) validToken(token, domain, slug string, now time.Time) bool {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(b) != csrfLen {
+		return false
+	}
+	body, mac := b[:8+csrfNonceLen], b[8+csrfNonceLen:]
+	if !hmac.Equal(mac, g.tokenMAC(domain, slug, body)) {
+		return false
+	}
+	issued := time.Unix(int64(binary.BigEndian.Uint64(body)), 0)
+	age := now.Sub(issued)
+	return age >= -csrfClockSkew && age < PasswordCSRFMaxAge
+}
+
+func (g *passwordGate) tokenMAC(domain, slug string, body []byte) []byte {
+	m := hmac.New(sha256.New, g.csrfKey)
+	writeField(m, domain)
+	writeField(m, slug)
+	m.Write(body)
+	return m.Sum(nil)
+}
+
+// Cookies: "{expiry Unix seconds}.{base64url MAC}", the MAC being
+// HMAC-SHA256 under cookieKey of the link id, the SHA-256 fingerprint of
+// the link's password hash and the expiry. A cookie thus opens one link
+// only, and no longer once its password changes (the hash has a new salt
+// even when the password is set to the same value again).
+func (g *passwordGate) cookieValue(l *linking.Link, expires time.Time) string {
+	exp := strconv.FormatInt(expires.Unix(), 10)
+	return exp + "." + base64.RawURLEncoding.EncodeToString(g.cookieMAC(l, exp))
+}
+
+func (g *passwordGate) validCookie(r *http.Request, l *linking.Link, now time.Time) bool {
+	for _, c := range r.CookiesNamed(PasswordCookieName) {
+		exp, mac, ok := strings.Cut(c.Value, ".")
+		if !ok {
+			continue
+		}
+		sec, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil || !now.Before(time.Unix(sec, 0)) {
+			continue
+		}
+		got, err := base64.RawURLEncoding.DecodeString(mac)
+		if err == nil && hmac.Equal(got, g.cookieMAC(l, exp)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *passwordGate) cookieMAC(l *linking.Link, exp string) []byte {
+	fp := sha256.Sum256([]byte(*l.PasswordHash))
+	m := hmac.New(sha256.New, g.cookieKey)
+	m.Write(l.ID[:])
+	m.Write(fp[:])
+	writeField(m, exp)
+	return m.Sum(nil)
+}
+
+// writeField writes s with its length first, so that fields cannot run
+// into each other.
+func writeField(w interface{ Write([]byte) (int, error) }, s string) {
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(s)))
+	_, _ = w.Write(n[:])
+	_, _ = w.Write([]byte(s))
+}
