@@ -12,9 +12,11 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 )
@@ -41,14 +43,14 @@ func APIService() fx.Option {
 // RedirectService is the link-domain binary: the link-domain handler on
 // every host.
 func RedirectService() fx.Option {
-	return fx.Options(fx.Provide(func(h *httpapi.LinkDomain) Handler { return Handler{h} }, NewLinkDomain), Server)
+	return fx.Options(fx.Provide(func(h *httpapi.LinkDomain) Handler { return Handler{h} }, NewLinkDomain, NewClickRecorder), Server)
 }
 
 // NewLinkDomain returns the link-domain handler over r, with /readyz pinging
 // s; the server secret signs its password forms and cookies, and limiter
 // (the API's) counts password attempts.
 func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.Store, secret Secret,
-	limiter ratelimit.Limiter) *httpapi.LinkDomain {
+	limiter ratelimit.Limiter, clicks *analytics.Recorder) *httpapi.LinkDomain {
 	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver:       r,
 		Ready:          s.Ping,
@@ -56,7 +58,36 @@ func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.S
 		Logger:         log,
 		Secret:         secret,
 		Limiter:        limiter,
+		OnRedirect:     httpapi.RecordClicks(clicks, params.Options{}),
 	})
+}
+
+// NewClickRecorder returns the click recorder with the organizations' click
+// allowances, and runs it while the application runs. It stops after the
+// HTTP server (fx stops in reverse order), so the clicks of the last
+// requests are written before the process exits.
+func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analytics.Recorder {
+	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
+	rec := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: allowance, Logger: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	lc.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			go func() { done <- rec.Run(ctx) }()
+			return nil
+		},
+		OnStop: func(stop context.Context) error {
+			cancel()
+			select {
+			case err := <-done:
+				allowance.Wait()
+				return err
+			case <-stop.Done():
+				return stop.Err()
+			}
+		},
+	})
+	return rec
 }
 
 // AuthService is the OAuth and MCP binary. It serves health checks now.
@@ -82,7 +113,7 @@ func ServeAll(boot BootstrapOptions) fx.Option {
 	return fx.Options(
 		API,
 		fx.Supply(boot),
-		fx.Provide(NewLinkDomain, func(cfg Config, a *httpapi.API, l *httpapi.LinkDomain) Handler {
+		fx.Provide(NewLinkDomain, NewClickRecorder, func(cfg Config, a *httpapi.API, l *httpapi.LinkDomain) Handler {
 			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts, Service: a, LinkDomain: l}}
 		}),
 		// The listener opens first, so that a taken address fails the start
