@@ -268,6 +268,20 @@ func parseID(s, what string) (uuid.UUID, error) {
 	return id, nil
 }
 
+// idAndValue reads the two positional arguments "ID VALUE" (usage names them
+// in the error) and parses the first as the id of what.
+func idAndValue(c *cli.Context, usage, what string) (uuid.UUID, string, error) {
+	args, err := positional(c)
+	if err != nil {
+		return uuid.Nil, "", err
+	}
+	if len(args) != 2 {
+		return uuid.Nil, "", errcode.New(errcode.ValidationError, "expected two arguments: "+usage)
+	}
+	id, err := parseID(args[0], what)
+	return id, args[1], err
+}
+
 func oneArg(c *cli.Context, name string) (string, error) {
 	args, err := positional(c)
 	if err != nil {
@@ -417,18 +431,11 @@ func (e *cliEnv) orgCommand() *cli.Command {
 				ArgsUsage: "ID PLAN",
 				Flags:     opFlags(jsonFlag),
 				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
-					args, err := positional(c)
+					id, plan, err := idAndValue(c, "ID PLAN", "organization id")
 					if err != nil {
 						return nil, nil, err
 					}
-					if len(args) != 2 {
-						return nil, nil, errcode.New(errcode.ValidationError, "expected two arguments: ID PLAN")
-					}
-					id, err := parseID(args[0], "organization id")
-					if err != nil {
-						return nil, nil, err
-					}
-					o, err := ops.Orgs.SetPlan(c.Context, id, org.Plan(args[1]))
+					o, err := ops.Orgs.SetPlan(c.Context, id, org.Plan(plan))
 					if err != nil {
 						return nil, nil, err
 					}

@@ -36,24 +36,17 @@ func (e *cliEnv) appCommand() *cli.Command {
 				ArgsUsage: "ID true|false",
 				Flags:     opFlags(jsonFlag),
 				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
-					args, err := positional(c)
-					if err != nil {
-						return nil, nil, err
-					}
-					if len(args) != 2 {
-						return nil, nil, errcode.New(errcode.ValidationError, "expected two arguments: ID true|false")
-					}
-					id, err := parseID(args[0], "app id")
+					id, value, err := idAndValue(c, "ID true|false", "app id")
 					if err != nil {
 						return nil, nil, err
 					}
 					var legacy bool
-					switch strings.ToLower(args[1]) {
+					switch strings.ToLower(value) {
 					case "true":
 						legacy = true
 					case "false":
 					default:
-						return nil, nil, errcode.Newf(errcode.ValidationError, "expected true or false, not %q", args[1])
+						return nil, nil, errcode.Newf(errcode.ValidationError, "expected true or false, not %q", value)
 					}
 					a, err := ops.Apps.SetLegacy(c.Context, id, legacy)
 					if err != nil {
