@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -67,6 +68,7 @@ func newDomainHarness(t *testing.T, s *store.Store) *domainHarness {
 		})
 		o.Links = lh.links
 		o.Parameters = org.NewParameters(h.store, h.clock.Now)
+		o.Parameters.OnChange(func(uuid.UUID) { dh.resolver.InvalidateAll() })
 	}))
 	dh.domain = httptest.NewServer(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver: dh.resolver,
@@ -414,6 +416,18 @@ func TestLinkDomainCache(t *testing.T) {
 			h.clock.Advance(linking.DefaultResolveTTL - time.Millisecond)
 			assert.Equal(t, "https://shop.example/two", location("cached"), "until the TTL ends")
 			h.clock.Advance(time.Millisecond)
+			assert.Equal(t, "https://shop.example/three", location("cached"))
+		})
+
+		t.Run("a change of the organization's parameter defaults is seen at once", func(t *testing.T) {
+			require.Equal(t, "https://shop.example/three", location("cached"))
+			resp := h.do(t, request{method: http.MethodPut, path: "/v1/organizations/" + o.ID.String() + "/parameters", key: key,
+				body: `{"injected":[{"key":"ref","value":"hop","mode":"always"}],"forwarding":null,"defaultMode":null}`})
+			require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
+			assert.Equal(t, "https://shop.example/three?ref=hop", location("cached"))
+			resp = h.do(t, request{method: http.MethodPut, path: "/v1/organizations/" + o.ID.String() + "/parameters", key: key,
+				body: `{"injected":[],"forwarding":null,"defaultMode":null}`})
+			require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
 			assert.Equal(t, "https://shop.example/three", location("cached"))
 		})
 

@@ -35,9 +35,15 @@ type ParameterStore interface {
 // owners and admins may change them, members may not, and keys without a
 // creator are authorized on the scope alone.
 type Parameters struct {
-	store ParameterStore
-	clock func() time.Time
+	store    ParameterStore
+	clock    func() time.Time
+	onChange func(orgID uuid.UUID)
 }
+
+// OnChange sets fn to be called after an organization's defaults change, so
+// that a link cache of this process (linking.Resolver) serves them at once.
+// It must be called before the service is used.
+func (s *Parameters) OnChange(fn func(orgID uuid.UUID)) { s.onChange = fn }
 
 // NewParameters returns the parameter-defaults service; clock is time.Now when nil.
 func NewParameters(store ParameterStore, clock func() time.Time) *Parameters {
@@ -97,6 +103,9 @@ func (s *Parameters) Put(ctx context.Context, p *auth.Principal, orgID uuid.UUID
 			return nil, errcode.New(errcode.NotFound, "organization not found")
 		}
 		return nil, err
+	}
+	if s.onChange != nil {
+		s.onChange(orgID)
 	}
 	return &out, nil
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"github.com/google/uuid"
 	"log/slog"
 	"os"
 	"time"
@@ -36,7 +37,13 @@ var Core = fx.Module("core",
 		NewAuthenticator,
 		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys { return auth.NewKeys(s, a, nil, nil) },
 		func(s org.Store, a *auth.Authenticator) *org.Service { return org.NewService(s, a, nil, nil) },
-		func(s *store.Store) *org.Parameters { return org.NewParameters(s, nil) },
+		func(s *store.Store, r *linking.Resolver) *org.Parameters {
+			p := org.NewParameters(s, nil)
+			// Parameter defaults apply to every link of the organization: a
+			// change clears the link cache of this process.
+			p.OnChange(func(uuid.UUID) { r.InvalidateAll() })
+			return p
+		},
 		NewResolver,
 		NewLinkService,
 		NewAppService,
