@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# Redirect load test (issue 4): `hoplink serve` on a fresh SQLite database
+# against a minimal net/http server that 302s from an in-memory map
+# (bench/minimal), with the same client (wrk), the same concurrency and the
+# same request, one after the other on this machine. Prints a Markdown table
+# of both servers' requests per second, p50 and p99 and their ratios, then
+# stops serve with SIGTERM and compares the clicks written to the database
+# with the redirects the clients received.
+#
+#   bash bench/redirect-load.sh
+#
+# Environment: THREADS (2), CONNECTIONS (64), DURATION (15s), WARMUP (3s),
+# HOPLINK_PORT (18080), MINIMAL_PORT (18081), PLAN (scale: every click is
+# stored; free stores the first 10,000 of the month and only counts the
+# rest, which shows the cost of writing click rows). Every request goes to
+# 127.0.0.1. wrk is installed from Debian when it is missing and this runs as
+# root; otherwise install it first. Not part of .ci/run: it takes about a
+# minute and its figures depend on the machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-64}
+DURATION=${DURATION:-15s}
+WARMUP=${WARMUP:-3s}
+HOPLINK_PORT=${HOPLINK_PORT:-18080}
+MINIMAL_PORT=${MINIMAL_PORT:-18081}
+PLAN=${PLAN:-scale}
+SLUG=bench
+QUERY='utm_medium=social'
+UA='Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'redirect-load: %s\n' "$*" >&2; exit 1; }
+
+if ! command -v wrk >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "installing wrk"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+  else
+    die "wrk is not installed (Debian: apt-get install wrk)"
+  fi
+fi
+command -v curl >/dev/null 2>&1 || die "curl is not installed"
+
+tmp=$(mktemp -d)
+hoplink_pid=
+minimal_pid=
+cleanup() {
+  # Only the processes this script started, by their ids.
+  for pid in $hoplink_pid $minimal_pid; do
+    kill "$pid" 2>/dev/null || true
+  done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+log "building hoplink, the minimal server and clickcount"
+go build -o "$tmp/hoplink" ./cmd/hoplink
+go build -o "$tmp/minimal" ./bench/minimal
+go build -o "$tmp/clickcount" ./bench/clickcount
+
+# jfield NAME FILE prints the first string value of "NAME" in the JSON of FILE.
+jfield() { sed -n 's/.*"'"$1"'": *"\([^"]*\)".*/\1/p' "$2" | head -n 1; }
+# jfirst NAME FILE does the same for compact JSON, where one line holds all.
+jfirst() { grep -o '"'"$1"'": *"[^"]*"' "$2" | head -n 1 | sed 's/.*: *"\([^"]*\)"/\1/'; }
+
+# wait_http URL [HOST]: until the URL answers, for at most 30 seconds.
+wait_http() {
+  for _ in $(seq 1 300); do
+    if curl -fsS -o /dev/null --max-time 1 -H "Host: ${2:-localhost}" "$1" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  die "$1 did not answer within 30 seconds"
+}
+
+db="$tmp/hoplink.db"
+# The scale plan's allowance (10 million clicks a month) is far above what
+# one run sends, so that every click is stored rather than only counted.
+"$tmp/hoplink" org create --db "$db" --name Bench --plan "$PLAN" --json >"$tmp/org.json"
+key=$(jfield raw_key "$tmp/org.json")
+[ -n "$key" ] || die "no key in the output of org create"
+
+log "starting hoplink serve on 127.0.0.1:$HOPLINK_PORT"
+"$tmp/hoplink" serve --db "$db" --addr "127.0.0.1:$HOPLINK_PORT" --no-bootstrap >"$tmp/serve.log" 2>&1 &
+hoplink_pid=$!
+wait_http "http://127.0.0.1:$HOPLINK_PORT/healthz"
+
+api() { # api PATH BODY OUT
+  curl -fsS --max-time 10 -H "Host: localhost" -H "Authorization: Bearer $key" \
+    -H 'Content-Type: application/json' -d "$2" -o "$3" "http://127.0.0.1:$HOPLINK_PORT$1"
+}
+api /v1/apps '{"name":"Bench"}' "$tmp/app.json"
+app_id=$(jfirst id "$tmp/app.json")
+api /v1/links '{"destination_url":"https://shop.example/p?id=1","slug":"'"$SLUG"'","app_id":"'"$app_id"'","utm_source":"newsletter","utm_campaign":"spring"}' "$tmp/link.json"
+domain=$(jfirst domain "$tmp/link.json")
+[ -n "$domain" ] || die "no domain in the created link: $(cat "$tmp/link.json")"
+
+# The redirect a desktop visitor gets; the minimal server sends the same.
+# This request is a redirect too, and records one click.
+location=$(curl -fsS -o /dev/null --max-time 5 -w '%{redirect_url}' -H "Host: $domain" -A "$UA" \
+  "http://127.0.0.1:$HOPLINK_PORT/$SLUG?$QUERY")
+[ -n "$location" ] || die "hoplink did not redirect /$SLUG on $domain"
+probes=1
+
+log "starting the minimal server on 127.0.0.1:$MINIMAL_PORT"
+"$tmp/minimal" -addr "127.0.0.1:$MINIMAL_PORT" -slug "$SLUG" -location "$location" &
+minimal_pid=$!
+wait_http "http://127.0.0.1:$MINIMAL_PORT/$SLUG" "$domain"
+min_location=$(curl -fsS -o /dev/null --max-time 5 -w '%{redirect_url}' -H "Host: $domain" -A "$UA" \
+  "http://127.0.0.1:$MINIMAL_PORT/$SLUG?$QUERY")
+[ "$min_location" = "$location" ] || die "the minimal server redirects to $min_location, not $location"
+
+# The wrk script sets the link domain's Host and a desktop browser's
+# User-Agent, and prints one machine-readable line at the end.
+cat >"$tmp/wrk.lua" <<'LUA'
+wrk.headers["Host"] = os.getenv("BENCH_HOST")
+wrk.headers["User-Agent"] = os.getenv("BENCH_UA")
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("BENCH requests=%d duration_us=%d status_errors=%d socket_errors=%d p50_us=%d p99_us=%d\n",
+    summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
+LUA
+
+# run NAME PORT DURATION: one wrk run; its output goes to $tmp/NAME.txt.
+run() {
+  BENCH_HOST="$domain" BENCH_UA="$UA" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency \
+    -s "$tmp/wrk.lua" "http://127.0.0.1:$2/$SLUG?$QUERY" >"$tmp/$1.txt"
+}
+# field NAME KEY: a value of the BENCH line of $tmp/NAME.txt.
+field() { sed -n 's/^BENCH .*\b'"$2"'=\([0-9]*\).*/\1/p' "$tmp/$1.txt"; }
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+log "minimal: warm-up ($WARMUP), then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
+run minimal-warmup "$MINIMAL_PORT" "$WARMUP"
+run minimal "$MINIMAL_PORT" "$DURATION"
+kill "$minimal_pid"; wait "$minimal_pid" 2>/dev/null || true; minimal_pid=
+
+log "hoplink: warm-up ($WARMUP), then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
+run hoplink-warmup "$HOPLINK_PORT" "$WARMUP"
+run hoplink "$HOPLINK_PORT" "$DURATION"
+
+log "stopping hoplink serve with SIGTERM"
+kill -TERM "$hoplink_pid"
+serve_status=0
+for _ in $(seq 1 600); do
+  kill -0 "$hoplink_pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -0 "$hoplink_pid" 2>/dev/null && die "hoplink serve did not stop within 60 seconds"
+wait "$hoplink_pid" || serve_status=$?
+hoplink_pid=
+[ "$serve_status" = 0 ] || { cat "$tmp/serve.log" >&2; die "hoplink serve exited with status $serve_status"; }
+"$tmp/clickcount" -db "$db" >"$tmp/clicks.json"
+
+for name in minimal-warmup minimal hoplink-warmup hoplink; do
+  [ -n "$(field "$name" requests)" ] || { cat "$tmp/$name.txt" >&2; die "no figures from the $name run"; }
+  [ "$(field "$name" status_errors)" = 0 ] || { cat "$tmp/$name.txt" >&2; die "the $name run saw answers other than 2xx or 3xx"; }
+done
+
+echo
+echo "## wrk output"
+for name in minimal hoplink; do
+  echo
+  echo "### $name"
+  echo
+  grep -v '^BENCH ' "$tmp/$name.txt" | sed 's/^/    /'
+done
+
+# Every figure is computed with awk from the BENCH lines.
+awk -v m_req="$(field minimal requests)" -v m_dur="$(field minimal duration_us)" \
+  -v m_p50="$(field minimal p50_us)" -v m_p99="$(field minimal p99_us)" \
+  -v h_req="$(field hoplink requests)" -v h_dur="$(field hoplink duration_us)" \
+  -v h_p50="$(field hoplink p50_us)" -v h_p99="$(field hoplink p99_us)" \
+  -v h_sock="$(field hoplink socket_errors)" -v m_sock="$(field minimal socket_errors)" \
+  -v threads="$THREADS" -v conns="$CONNECTIONS" -v dur="$DURATION" -v warm="$WARMUP" -v plan="$PLAN" -v loadavg="$load_before" '
+function ms(us) { return sprintf("%.2f ms", us / 1000) }
+BEGIN {
+  m_rps = m_req / (m_dur / 1e6); h_rps = h_req / (h_dur / 1e6)
+  rps_ratio = h_rps / m_rps; p99_ratio = h_p99 / m_p99
+  print ""
+  print "## Results"
+  print ""
+  printf "wrk -t%s -c%s -d%s --latency, after a %s warm-up each; plan %s; load average before: %s\n\n", threads, conns, dur, warm, plan, loadavg
+  print "| server | requests | requests/s | p50 | p99 | socket errors |"
+  print "|---|---|---|---|---|---|"
+  printf "| minimal net/http | %d | %.0f | %s | %s | %d |\n", m_req, m_rps, ms(m_p50), ms(m_p99), m_sock
+  printf "| hoplink serve (SQLite, clicks recorded) | %d | %.0f | %s | %s | %d |\n", h_req, h_rps, ms(h_p50), ms(h_p99), h_sock
+  print ""
+  print "| ratio | value | target | met |"
+  print "|---|---|---|---|"
+  printf "| hoplink RPS / minimal RPS | %.2f | >= 0.70 | %s |\n", rps_ratio, (rps_ratio >= 0.70 ? "yes" : "no")
+  printf "| hoplink p99 / minimal p99 | %.2f | <= 1.50 | %s |\n", p99_ratio, (p99_ratio <= 1.50 ? "yes" : "no")
+}'
+
+# Clicks: every redirect hoplink answered records one, as a row of clicks
+# or, past the allowance, only in click_counts, which counts both. wrk counts
+# only the responses it read before its time was up, so the database may
+# count up to one more click per connection and run than the clients saw;
+# fewer than the redirects seen means clicks were lost (refused by a full
+# buffer, or failed).
+seen=$((probes + $(field hoplink-warmup requests) + $(field hoplink requests)))
+rows=$(sed -n 's/.*"clicks":\([0-9]*\).*/\1/p' "$tmp/clicks.json")
+counted=$(sed -n 's/.*"counted":\([0-9]*\).*/\1/p' "$tmp/clicks.json")
+slack=$((2 * CONNECTIONS))
+echo
+echo "## Clicks"
+echo
+echo "| redirects the clients received | rows in clicks | counted in click_counts | counted - received |"
+echo "|---|---|---|---|"
+echo "| $seen | $rows | $counted | $((counted - seen)) |"
+echo
+# The recorder logs failed and dropped batches; a click refused because the
+# buffer was full is only counted in its Stats, which serve does not print.
+if grep -Eq 'level=(WARN|ERROR)' "$tmp/serve.log"; then
+  echo "Warnings and errors of hoplink serve:"
+  echo
+  grep -E 'level=(WARN|ERROR)' "$tmp/serve.log" | head -n 20 | sed 's/^/    /'
+  echo
+fi
+if [ "$counted" -lt "$seen" ]; then
+  echo "LOST: $((seen - counted)) clicks of redirects the clients received were neither written nor counted."
+  exit 1
+elif [ "$((counted - seen))" -gt "$slack" ]; then
+  echo "UNEXPECTED: $((counted - seen)) more clicks than redirects received (at most $slack answered after wrk stopped reading)."
+  exit 1
+fi
+echo "OK: every redirect the clients received has its click; the $((counted - seen)) extra were answered after wrk stopped reading."
