@@ -62,6 +62,28 @@ func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.S
 	})
 }
 
+// reportDroppedClicks logs, at most once per interval, how many clicks the
+// recorder refused since the last report because its buffer was full, so
+// that a redirect load beyond what the database can write is never silent.
+func reportDroppedClicks(ctx context.Context, rec *analytics.Recorder, log *slog.Logger, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var reported uint64
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			st := rec.Stats()
+			if st.Dropped > reported {
+				log.Warn("click buffer full: clicks were not recorded", "dropped", st.Dropped-reported,
+					"dropped_total", st.Dropped, "written_total", st.Written)
+				reported = st.Dropped
+			}
+		}
+	}
+}
+
 // NewClickRecorder returns the click recorder with the organizations' click
 // allowances, and runs it while the application runs. It stops after the
 // HTTP server (fx stops in reverse order), so the clicks of the last
@@ -74,6 +96,7 @@ func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analyt
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			go func() { done <- rec.Run(ctx) }()
+			go reportDroppedClicks(ctx, rec, log, 10*time.Second)
 			return nil
 		},
 		OnStop: func(stop context.Context) error {
