@@ -133,11 +133,14 @@ type LinkDomain struct {
 	health http.Handler
 	clock  func() time.Time
 	pw     passwordGate
+	// devices remembers the classification of the user agents seen most.
+	devices *linking.DeviceCache
 }
 
 // NewLinkDomain returns the link-domain handler.
 func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
-	h := &LinkDomain{opts: opts, log: opts.Logger, health: Health(opts.Ready), clock: opts.Clock}
+	h := &LinkDomain{opts: opts, log: opts.Logger, health: Health(opts.Ready), clock: opts.Clock,
+		devices: linking.NewDeviceCache(0)}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -202,7 +205,7 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, errMethodNotAllowed)
 		return
 	}
-	device := linking.ClassifyDevice(r.UserAgent())
+	device := h.devices.Classify(r.UserAgent())
 	if device.IsBot {
 		h.preview(w, r, res)
 		return

@@ -168,7 +168,7 @@ const (
 // for them and nothing is recorded. The form and a refused attempt record
 // nothing either.
 func (h *LinkDomain) protected(w http.ResponseWriter, r *http.Request, host, slug string, res *linking.Resolved) {
-	device := linking.ClassifyDevice(r.UserAgent())
+	device := h.devices.Classify(r.UserAgent())
 	domain := linking.NormalizeDomain(host)
 	if r.Method != http.MethodPost {
 		if !device.IsBot && h.pw.validCookie(r, res.Link, h.clock()) {
