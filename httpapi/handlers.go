@@ -26,15 +26,10 @@ func pathID(req bunrouter.Request, name string) (uuid.UUID, error) {
 
 // noQuery refuses any query parameter on an endpoint that takes none.
 func noQuery(req bunrouter.Request) error {
-	q := req.URL.Query()
-	if len(q) == 0 {
+	if req.URL.RawQuery == "" {
 		return nil
 	}
-	var fields []errcode.FieldError
-	for name := range q {
-		fields = append(fields, errcode.FieldError{Field: name, Message: "is not a known query parameter"})
-	}
-	return errcode.Validation(fields...)
+	return strictQuery(req).err()
 }
 
 func principal(req bunrouter.Request) *auth.Principal {
