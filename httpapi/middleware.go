@@ -106,11 +106,9 @@ func (a *API) recoverer(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 func (a *API) authenticate(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 	return func(w http.ResponseWriter, req bunrouter.Request) error {
 		route := req.Route()
-		if allow := a.allowed(route); !slices.Contains(allow, req.Method) {
-			if a.anonymousLimit(w, req.Request) {
-				writeMethodNotAllowed(w, req.Request, allow)
-			}
-			return nil
+		if !slices.Contains(a.allowed(route), req.Method) {
+			// A wrong method is 405 before any 401.
+			return a.methodNotAllowed(w, req)
 		}
 		ctx := req.Context()
 		ip := ClientIPFrom(ctx)

@@ -5,9 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/uptrace/bunrouter"
@@ -59,7 +57,8 @@ type API struct {
 	log    *slog.Logger
 	router *bunrouter.Router
 
-	mu      sync.Mutex
+	// Both maps are filled while New registers the routes and only read
+	// afterwards, so requests read them without a lock.
 	methods map[string][]string // route pattern -> methods
 	sdk     map[string]bool     // "METHOD pattern" of SDK routes
 }
@@ -139,10 +138,8 @@ func (r routes) handle(method, path string, h bunrouter.HandlerFunc) {
 		// HEAD answers as GET does; net/http drops the body.
 		methods = append(methods, http.MethodHead)
 	}
-	r.a.mu.Lock()
 	full := r.prefix + path
 	r.a.methods[full] = append(r.a.methods[full], methods...)
-	r.a.mu.Unlock()
 	for _, m := range methods {
 		r.g.Handle(m, path, r.a.errors(h))
 	}
@@ -151,25 +148,20 @@ func (r routes) handle(method, path string, h bunrouter.HandlerFunc) {
 // handleSDK registers an SDK route: SDK keys may call it, and it is limited
 // per key per client IP.
 func (r routes) handleSDK(method, path string, h bunrouter.HandlerFunc) {
-	r.a.mu.Lock()
 	r.a.sdk[method+" "+r.prefix+path] = true
 	if method == http.MethodGet {
 		r.a.sdk[http.MethodHead+" "+r.prefix+path] = true
 	}
-	r.a.mu.Unlock()
 	r.handle(method, path, h)
 }
 
 func (a *API) isSDKRoute(method, route string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	return a.sdk[method+" "+route]
 }
 
+// allowed returns the methods of route; callers must not change the slice.
 func (a *API) allowed(route string) []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.methods[route])
+	return a.methods[route]
 }
 
 // errors turns a handler's returned error into the error envelope.
