@@ -2,7 +2,7 @@ package app
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"github.com/google/uuid"
 	"log/slog"
 	"os"
@@ -133,25 +133,32 @@ func NewLimiter(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ratelimit.Limite
 // flusher while the application runs.
 func NewAuthenticator(lc fx.Lifecycle, s auth.KeyStore, log *slog.Logger) *auth.Authenticator {
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Logger: log})
+	runInBackground(lc, "auth: last_used_at flusher", func(ctx context.Context) error {
+		a.Run(ctx, 10*time.Second)
+		return nil
+	})
+	return a
+}
+
+// runInBackground runs run from the application's start until its stop: on
+// stop, run's context is cancelled and the stop waits for run to return (or
+// for the stop's own deadline, an error naming what did not stop).
+func runInBackground(lc fx.Lifecycle, what string, run func(ctx context.Context) error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	done := make(chan error, 1)
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
-			go func() {
-				defer close(done)
-				a.Run(ctx, 10*time.Second)
-			}()
+			go func() { done <- run(ctx) }()
 			return nil
 		},
 		OnStop: func(stop context.Context) error {
 			cancel()
 			select {
-			case <-done:
-				return nil
+			case err := <-done:
+				return err
 			case <-stop.Done():
-				return errors.New("auth: last_used_at flusher did not stop in time")
+				return fmt.Errorf("%s did not stop in time: %w", what, stop.Err())
 			}
 		},
 	})
-	return a
 }

@@ -91,24 +91,11 @@ func reportDroppedClicks(ctx context.Context, rec *analytics.Recorder, log *slog
 func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analytics.Recorder {
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
 	rec := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: allowance, Logger: log})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	lc.Append(fx.Hook{
-		OnStart: func(context.Context) error {
-			go func() { done <- rec.Run(ctx) }()
-			go reportDroppedClicks(ctx, rec, log, 10*time.Second)
-			return nil
-		},
-		OnStop: func(stop context.Context) error {
-			cancel()
-			select {
-			case err := <-done:
-				allowance.Wait()
-				return err
-			case <-stop.Done():
-				return stop.Err()
-			}
-		},
+	runInBackground(lc, "click recorder", func(ctx context.Context) error {
+		go reportDroppedClicks(ctx, rec, log, 10*time.Second)
+		err := rec.Run(ctx)
+		allowance.Wait()
+		return err
 	})
 	return rec
 }
