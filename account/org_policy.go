@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 )
 
@@ -36,4 +37,34 @@ func (s *Service) SetOrgPolicy(ctx context.Context, orgID uuid.UUID, p Policy) (
 		return Policy{}, err
 	}
 	return p, nil
+}
+
+// PolicyFor returns the security policy of p's own organization orgID, for
+// GET /v1/organizations/{id}/security: the org:read scope and the org.read
+// role action (every role). Any other organization is NOT_FOUND.
+func (s *Service) PolicyFor(ctx context.Context, p *auth.Principal, orgID uuid.UUID) (Policy, error) {
+	if _, err := p.Authorize(auth.ScopeOrgRead, auth.ActOrgRead); err != nil {
+		return Policy{}, err
+	}
+	if orgID != p.OrgID {
+		return Policy{}, errcode.New(errcode.NotFound, "organization not found")
+	}
+	return s.OrgPolicy(ctx, orgID)
+}
+
+// SetPolicyFor replaces the security policy of p's own organization orgID,
+// for PUT /v1/organizations/{id}/security. It needs the team:write scope,
+// because the policy governs how every member signs in, and the role action
+// org.security, which only owners hold: a key created by an owner, or a key
+// without a creator (the bootstrap key). Any other organization is
+// NOT_FOUND; the authorization is checked first, so a refused key learns
+// nothing about other organizations.
+func (s *Service) SetPolicyFor(ctx context.Context, p *auth.Principal, orgID uuid.UUID, pol Policy) (Policy, error) {
+	if _, err := p.Authorize(auth.ScopeTeamWrite, auth.ActOrgSecurity); err != nil {
+		return Policy{}, err
+	}
+	if orgID != p.OrgID {
+		return Policy{}, errcode.New(errcode.NotFound, "organization not found")
+	}
+	return s.SetOrgPolicy(ctx, orgID, pol)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
@@ -41,6 +42,8 @@ type Options struct {
 	Links *linking.LinkService
 	// Parameters serves /v1/organizations/{id}/parameters.
 	Parameters *org.Parameters
+	// Accounts serves /v1/organizations/{id}/security.
+	Accounts *account.Service
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -101,6 +104,9 @@ func New(opts Options) *API {
 	}
 	if opts.Parameters != nil {
 		a.parameterRoutes(v1)
+	}
+	if opts.Accounts != nil {
+		a.securityRoutes(v1)
 	}
 	v1.handleSDK(http.MethodGet, "/sdk/validate", a.validateSDK)
 	return a

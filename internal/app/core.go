@@ -47,6 +47,7 @@ var Core = fx.Module("core",
 		NewResolver,
 		NewLinkService,
 		NewAppService,
+		NewAccounts,
 	),
 	// The secret is loaded (and created beside SQLite) on every start, so a
 	// missing or short secret fails the start rather than a later request.

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
@@ -28,7 +29,8 @@ var API = fx.Module("api",
 
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
-	apps *linking.AppService, links *linking.LinkService, parameters *org.Parameters, limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
+	apps *linking.AppService, links *linking.LinkService, parameters *org.Parameters, accounts *account.Service,
+	limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator:  a,
 		Keys:           keys,
@@ -36,6 +38,7 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Apps:           apps,
 		Links:          links,
 		Parameters:     parameters,
+		Accounts:       accounts,
 		Limiter:        limiter,
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,

@@ -1,0 +1,53 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/store"
+)
+
+// SessionPurgeInterval is how often expired sessions and pending sign-ins
+// are deleted.
+const SessionPurgeInterval = 10 * time.Minute
+
+// NewAccounts returns the account service over s, its TOTP secrets sealed
+// with the server secret, and deletes expired sessions and pending sign-ins
+// every SessionPurgeInterval while the application runs.
+func NewAccounts(lc fx.Lifecycle, s *store.Store, secret Secret, log *slog.Logger) (*account.Service, error) {
+	svc, err := account.NewService(s, secret, account.Options{})
+	if err != nil {
+		return nil, err
+	}
+	runInBackground(lc, "accounts: expired session purge", func(ctx context.Context) error {
+		purgeSessions(ctx, svc, log, SessionPurgeInterval)
+		return nil
+	})
+	return svc, nil
+}
+
+// purgeSessions calls PurgeExpired every interval until ctx ends; a failure
+// is logged and the next tick tries again.
+func purgeSessions(ctx context.Context, svc *account.Service, log *slog.Logger, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n, err := svc.PurgeExpired(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("purging expired sessions failed", "err", err)
+				continue
+			}
+			if n > 0 {
+				log.Debug("purged expired sessions", "count", n)
+			}
+		}
+	}
+}
