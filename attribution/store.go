@@ -1,0 +1,108 @@
+package attribution
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrClaimed is returned by Store.Claim when the install's click was
+// claimed by another install first.
+var ErrClaimed = errors.New("attribution: click already claimed")
+
+// App is what matching needs of an app.
+type App struct {
+	ID                 uuid.UUID
+	IOSBundleID        string
+	AndroidPackageName string
+}
+
+// Click is a stored click as matching reads it.
+type Click struct {
+	ID         uuid.UUID
+	LinkID     uuid.UUID
+	AppID      *uuid.UUID
+	OccurredAt time.Time
+	// Platform is "ios", "android", "desktop" or "unknown".
+	Platform       string
+	OSVersion      string
+	DeviceModel    string
+	UserAgent      string
+	AcceptLanguage string
+	IPKey          string
+	// Claimed is true when an install has claimed the click.
+	Claimed bool
+	// MatchWindowHours is the link's match_window_hours, nil for the
+	// default.
+	MatchWindowHours *int
+}
+
+// Link is what a match delivers of a link.
+type Link struct {
+	ID             uuid.UUID
+	AppID          *uuid.UUID
+	DestinationURL string
+	IOSURL         *string
+	AndroidURL     *string
+}
+
+// PriorInstall is an earlier install of a device.
+type PriorInstall struct {
+	AppID       *uuid.UUID
+	InstalledAt time.Time
+}
+
+// CandidateQuery selects the clicks of one app on one IP key since a time.
+type CandidateQuery struct {
+	OrgID uuid.UUID
+	AppID uuid.UUID
+	IPKey string
+	// Since is inclusive, Until exclusive.
+	Since time.Time
+	Until time.Time
+	// Limit bounds the clicks returned, newest first.
+	Limit int
+}
+
+// Store is the storage the Matcher reads and writes; package store
+// implements it. Every method is scoped to one organization: nothing of
+// another organization is ever returned or changed. Errors wrap
+// errcode.ErrUnavailable when the database cannot be reached.
+type Store interface {
+	// MatchApps returns the organization's apps.
+	MatchApps(ctx context.Context, orgID uuid.UUID) ([]App, error)
+	// MatchClick returns click id of the organization with its link's
+	// match_window_hours; errcode.ErrNotFound when there is none.
+	MatchClick(ctx context.Context, orgID, id uuid.UUID) (*Click, error)
+	// CandidateClicks returns the clicks of q.AppID (all platforms) on
+	// q.IPKey with q.Since <= occurred_at < q.Until, newest first, at most
+	// q.Limit.
+	CandidateClicks(ctx context.Context, q CandidateQuery) ([]Click, error)
+	// MatchLink returns link id of the organization; errcode.ErrNotFound
+	// when there is none.
+	MatchLink(ctx context.Context, orgID, id uuid.UUID) (*Link, error)
+	// ReplayInstall returns the latest install of the app installed at or
+	// after since whose device_id is deviceID (when deviceID is non-nil) or,
+	// when deviceID is nil, whose fingerprint is fingerprint; appID nil
+	// means installs without an app. errcode.ErrNotFound when there is none.
+	ReplayInstall(ctx context.Context, orgID uuid.UUID, appID *uuid.UUID, deviceID *uuid.UUID, fingerprint string, since time.Time) (*InstallRecord, error)
+	// DeviceInstalls returns the organization's installs of deviceID made
+	// before until, newest first.
+	DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID, until time.Time) ([]PriorInstall, error)
+	// Claim records a match in one transaction: it inserts the install,
+	// sets claimed_by_install on in.ClaimedClickIDs that are still
+	// unclaimed, and inserts the attempt. When in.ClickID is already
+	// claimed (or held by another install) it writes nothing and returns
+	// ErrClaimed.
+	Claim(ctx context.Context, in InstallRecord, attempt Attempt) error
+	// RecordAttempt inserts an attempt.
+	RecordAttempt(ctx context.Context, a Attempt) error
+	// ListInstalls returns at most limit installs matching f, newest first
+	// by (installed_at, id); f.Limit is ignored.
+	ListInstalls(ctx context.Context, f InstallFilter, limit int) ([]Install, error)
+	// ListAttempts returns at most limit attempts matching f, newest first
+	// by (created_at, id); f.Limit is ignored.
+	ListAttempts(ctx context.Context, f AttemptFilter, limit int) ([]Attempt, error)
+}
