@@ -17,15 +17,18 @@ import (
 type ResolveStore interface {
 	// LinkByDomainSlug returns the link with domain and slug (both as
 	// stored: normalized domain, lowercase slug), whatever its organization;
-	// errcode.ErrNotFound when there is none.
+	// errcode.ErrNotFound when there is none, and when domain is a custom
+	// domain that the link's organization does not have verified and
+	// unsuspended (a suspended domain's links are 404, SPEC.md).
 	LinkByDomainSlug(ctx context.Context, domain, slug string) (*Link, error)
 	// AppByID returns app id of organization orgID; errcode.ErrNotFound when
 	// there is none in orgID.
 	AppByID(ctx context.Context, orgID, id uuid.UUID) (*App, error)
 	// AppByLinkDomain returns the app whose link_domain is domain, else one
 	// whose previous_link_domain is, else one whose default_link_domain is
-	// (a custom domain set as the app's default), whatever its organization;
-	// errcode.ErrNotFound when there is none.
+	// (a custom domain set as the app's default, counted only while the
+	// app's organization has it verified and unsuspended), whatever its
+	// organization; errcode.ErrNotFound when there is none.
 	AppByLinkDomain(ctx context.Context, domain string) (*App, error)
 	// AppByHandle returns the app with handle, whatever its organization;
 	// errcode.ErrNotFound when there is none.

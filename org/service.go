@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/mail"
 	"strings"
@@ -31,6 +32,8 @@ type Service struct {
 	forget Forgetter
 	clock  func() time.Time
 	random io.Reader
+	// planListeners are told of every plan change (OnPlanChange).
+	planListeners []PlanListener
 }
 
 // NewService returns the organization service. forget may be nil; clock is
@@ -159,7 +162,9 @@ func (s *Service) Count(ctx context.Context) (int, error) {
 	return s.store.CountOrganizations(ctx)
 }
 
-// SetPlan moves organization id to plan, with that plan's click limit.
+// SetPlan moves organization id to plan, with that plan's click limit, and
+// then tells the plan listeners (OnPlanChange), even when the plan is the
+// same, so that setting a plan again repairs what a failed listener left.
 func (s *Service) SetPlan(ctx context.Context, id uuid.UUID, plan Plan) (*Organization, error) {
 	if !plan.Valid() {
 		return nil, errcode.Field("plan", "must be free, starter, growth or scale")
@@ -173,6 +178,11 @@ func (s *Service) SetPlan(ctx context.Context, id uuid.UUID, plan Plan) (*Organi
 	o.UpdatedAt = s.clock().UTC().Truncate(time.Millisecond)
 	if err := s.store.UpdateOrganization(ctx, o); err != nil {
 		return nil, notFound(err)
+	}
+	for _, l := range s.planListeners {
+		if err := l.PlanChanged(ctx, id, plan); err != nil {
+			return nil, fmt.Errorf("org: after the move to %s: %w", plan, err)
+		}
 	}
 	return o, nil
 }
