@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 )
@@ -52,6 +53,7 @@ func (a *API) createKey(w http.ResponseWriter, req bunrouter.Request) error {
 	if err != nil {
 		return err
 	}
+	a.recordKeyEvent(req, keyCreatedEvent(k))
 	writeJSON(w, http.StatusCreated, k)
 	return nil
 }
@@ -92,6 +94,7 @@ func (a *API) deleteKey(w http.ResponseWriter, req bunrouter.Request) error {
 	if err := a.opts.Keys.Revoke(req.Context(), principal(req), id); err != nil {
 		return err
 	}
+	a.recordKeyEvent(req, idEvent(audit.KeyRevoked, "key", id))
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
@@ -122,6 +125,7 @@ func (a *API) deleteOrganization(w http.ResponseWriter, req bunrouter.Request) e
 	if err != nil {
 		return err
 	}
+	a.recordKeyEvent(req, idEvent(audit.OrgDeleted, "organization", o.ID))
 	writeJSON(w, http.StatusOK, o)
 	return nil
 }

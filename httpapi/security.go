@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
 )
 
@@ -84,6 +86,13 @@ func (a *API) putOrgSecurity(w http.ResponseWriter, req bunrouter.Request) error
 	if err != nil {
 		return err
 	}
+	e := idEvent(audit.PolicyChanged, "organization", id)
+	e.Details = map[string]string{
+		"require_two_factor":     strconv.FormatBool(out.RequireTwoFactor),
+		"session_lifetime_hours": strconv.FormatInt(int64(out.SessionLifetime/time.Hour), 10),
+		"idle_timeout_minutes":   strconv.FormatInt(int64(out.IdleTimeout/time.Minute), 10),
+	}
+	a.recordKeyEvent(req, e)
 	writeJSON(w, http.StatusOK, toSecurityPolicy(out))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
@@ -44,6 +45,9 @@ type Options struct {
 	Parameters *org.Parameters
 	// Accounts serves /v1/organizations/{id}/security.
 	Accounts *account.Service
+	// Audit serves /v1/audit-events and records the events of the
+	// handlers above; nil records none.
+	Audit *audit.Service
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -107,6 +111,9 @@ func New(opts Options) *API {
 	}
 	if opts.Accounts != nil {
 		a.securityRoutes(v1)
+	}
+	if opts.Audit != nil {
+		a.auditRoutes(v1)
 	}
 	v1.handleSDK(http.MethodGet, "/sdk/validate", a.validateSDK)
 	return a

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/store"
 )
 
@@ -50,4 +51,10 @@ func purgeSessions(ctx context.Context, svc *account.Service, log *slog.Logger, 
 			}
 		}
 	}
+}
+
+// NewAudit returns the audit log over s, its cursors signed with the server
+// secret.
+func NewAudit(s *store.Store, secret Secret) (*audit.Service, error) {
+	return audit.NewService(s, secret, nil)
 }

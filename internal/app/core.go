@@ -48,6 +48,7 @@ var Core = fx.Module("core",
 		NewLinkService,
 		NewAppService,
 		NewAccounts,
+		NewAudit,
 	),
 	// The secret is loaded (and created beside SQLite) on every start, so a
 	// missing or short secret fails the start rather than a later request.

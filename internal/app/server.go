@@ -11,6 +11,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
@@ -29,7 +30,7 @@ var API = fx.Module("api",
 
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
-	apps *linking.AppService, links *linking.LinkService, parameters *org.Parameters, accounts *account.Service,
+	apps *linking.AppService, links *linking.LinkService, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
 	limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator:  a,
@@ -39,6 +40,7 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Links:          links,
 		Parameters:     parameters,
 		Accounts:       accounts,
+		Audit:          auditLog,
 		Limiter:        limiter,
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,

@@ -1,0 +1,234 @@
+package audit
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+)
+
+// Page sizes of List.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 100
+)
+
+// MinSecretSize is the least size of the server secret that keys cursors.
+const MinSecretSize = 32
+
+// Position is an event's place in the log's order: (OccurredAt, ID).
+type Position struct {
+	OccurredAt time.Time
+	ID         uuid.UUID
+}
+
+// ListFilter selects one page of an organization's events.
+type ListFilter struct {
+	OrgID uuid.UUID
+	// From is inclusive and To exclusive; nil leaves that end open.
+	From, To *time.Time
+	// Before, when set, keeps events strictly before it in the order.
+	Before *Position
+	// Limit is the most events to return.
+	Limit int
+}
+
+// Store is the storage of the audit log. Implementations wrap
+// errcode.ErrUnavailable when the database cannot be reached.
+type Store interface {
+	// InsertAuditEvents writes events in one transaction.
+	InsertAuditEvents(ctx context.Context, events []Event) error
+	// UserOrgIDs returns the organizations userID is a member of; empty when
+	// none or when the user does not exist.
+	UserOrgIDs(ctx context.Context, userID uuid.UUID) ([]uuid.UUID, error)
+	// ListAuditEvents returns the events of f.OrgID that f selects, newest
+	// first by (occurred_at, id), at most f.Limit of them.
+	ListAuditEvents(ctx context.Context, f ListFilter) ([]Event, error)
+}
+
+// Service records and lists audit events. It is safe for concurrent use.
+type Service struct {
+	store     Store
+	cursorKey []byte
+	clock     func() time.Time
+}
+
+// NewService returns the audit service. serverSecret (at least
+// MinSecretSize bytes) keys the HMAC of list cursors; clock is time.Now when
+// nil.
+func NewService(store Store, serverSecret []byte, clock func() time.Time) (*Service, error) {
+	if len(serverSecret) < MinSecretSize {
+		return nil, fmt.Errorf("audit: the server secret must be at least %d bytes", MinSecretSize)
+	}
+	if clock == nil {
+		clock = time.Now
+	}
+	m := hmac.New(sha256.New, serverSecret)
+	m.Write([]byte("hoplink audit cursor v1"))
+	return &Service{store: store, cursorKey: m.Sum(nil), clock: clock}, nil
+}
+
+// Record writes e, giving it an id and, when it has none, the time now. An
+// event with no OrgID whose actor is a user is written once for each
+// organization the user belongs to (once with no organization when none);
+// see the package doc. IP and UserAgent are cut to their bounds.
+func (s *Service) Record(ctx context.Context, e Event) error {
+	if e.OccurredAt.IsZero() {
+		e.OccurredAt = s.clock()
+	}
+	e.OccurredAt = e.OccurredAt.UTC().Truncate(time.Millisecond)
+	e.IP = clip(e.IP, MaxIPLength)
+	e.UserAgent = clip(e.UserAgent, MaxUserAgentLength)
+	orgs := []*uuid.UUID{e.OrgID}
+	if e.OrgID == nil && e.ActorType == ActorUser && e.ActorID != nil {
+		ids, err := s.store.UserOrgIDs(ctx, *e.ActorID)
+		if err != nil {
+			return err
+		}
+		if len(ids) > 0 {
+			orgs = orgs[:0]
+			for i := range ids {
+				orgs = append(orgs, &ids[i])
+			}
+		}
+	}
+	events := make([]Event, len(orgs))
+	for i, o := range orgs {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return fmt.Errorf("audit: event id: %w", err)
+		}
+		ev := e
+		ev.ID, ev.OrgID = id, o
+		events[i] = ev
+	}
+	return s.store.InsertAuditEvents(ctx, events)
+}
+
+// Query is one request for a page of the log.
+type Query struct {
+	// From is inclusive and To exclusive; From must be before To.
+	From, To *time.Time
+	// Limit is 1 to MaxLimit; DefaultLimit when zero.
+	Limit int
+	// Cursor is the NextCursor of the previous page, with the same From and To.
+	Cursor string
+}
+
+// Page is one page of events, newest first.
+type Page struct {
+	Events []Event
+	// NextCursor reads the next page; empty when HasMore is false.
+	NextCursor string
+	HasMore    bool
+}
+
+var errCursor = errcode.New(errcode.CursorInvalid, "the cursor is invalid or belongs to another list or filter")
+
+// List returns a page of the events of p's organization. It needs the
+// org:read scope and the audit.read role action (owners and admins).
+// VALIDATION_ERROR when From is not before To or Limit is out of range;
+// CURSOR_INVALID when the cursor is not one this list gave for these filters.
+func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) (*Page, error) {
+	if _, err := p.Authorize(auth.ScopeOrgRead, auth.ActAuditRead); err != nil {
+		return nil, err
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultLimit
+	}
+	if q.Limit < 1 || q.Limit > MaxLimit {
+		return nil, errcode.Field("limit", fmt.Sprintf("must be from 1 to %d", MaxLimit))
+	}
+	if q.From != nil && q.To != nil && !q.From.Before(*q.To) {
+		return nil, errcode.Field("from", "must be before to")
+	}
+	f := ListFilter{OrgID: p.OrgID, From: q.From, To: q.To, Limit: q.Limit + 1}
+	if q.Cursor != "" {
+		pos, ok := s.openCursor(q.Cursor, p.OrgID, q.From, q.To)
+		if !ok {
+			return nil, errCursor
+		}
+		f.Before = &pos
+	}
+	events, err := s.store.ListAuditEvents(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page{Events: events}
+	if len(events) > q.Limit {
+		page.Events, page.HasMore = events[:q.Limit], true
+		last := page.Events[q.Limit-1]
+		page.NextCursor = s.sealCursor(Position{OccurredAt: last.OccurredAt, ID: last.ID}, p.OrgID, q.From, q.To)
+	}
+	if page.Events == nil {
+		page.Events = []Event{}
+	}
+	return page, nil
+}
+
+// Cursors: base64url of version (1 byte), time in Unix milliseconds (8
+// bytes), event id (16 bytes) and the first 16 bytes of HMAC-SHA256 under
+// cursorKey of those and the organization and filters.
+const (
+	cursorVersion = 1
+	cursorBody    = 1 + 8 + 16
+	cursorMACLen  = 16
+)
+
+func (s *Service) sealCursor(pos Position, org uuid.UUID, from, to *time.Time) string {
+	b := make([]byte, cursorBody, cursorBody+cursorMACLen)
+	b[0] = cursorVersion
+	binary.BigEndian.PutUint64(b[1:9], uint64(pos.OccurredAt.UnixMilli()))
+	copy(b[9:], pos.ID[:])
+	b = append(b, s.cursorMAC(b, org, from, to)...)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func (s *Service) openCursor(c string, org uuid.UUID, from, to *time.Time) (Position, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) != cursorBody+cursorMACLen || b[0] != cursorVersion {
+		return Position{}, false
+	}
+	if !hmac.Equal(b[cursorBody:], s.cursorMAC(b[:cursorBody], org, from, to)) {
+		return Position{}, false
+	}
+	var id uuid.UUID
+	copy(id[:], b[9:cursorBody])
+	ms := int64(binary.BigEndian.Uint64(b[1:9]))
+	return Position{OccurredAt: time.UnixMilli(ms).UTC(), ID: id}, true
+}
+
+func (s *Service) cursorMAC(body []byte, org uuid.UUID, from, to *time.Time) []byte {
+	m := hmac.New(sha256.New, s.cursorKey)
+	m.Write(body)
+	m.Write(org[:])
+	for _, t := range []*time.Time{from, to} {
+		var b [9]byte
+		if t != nil {
+			b[0] = 1
+			binary.BigEndian.PutUint64(b[1:], uint64(t.UnixNano()))
+		}
+		m.Write(b[:])
+	}
+	return m.Sum(nil)[:cursorMACLen]
+}
+
+// clip cuts s to at most n bytes without splitting a UTF-8 character.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
