@@ -43,6 +43,8 @@ type Options struct {
 	Links *linking.LinkService
 	// Parameters serves /v1/organizations/{id}/parameters.
 	Parameters *org.Parameters
+	// Domains serves /v1/domains and, without a key, /v1/internal/tls/ask.
+	Domains *linking.DomainService
 	// Accounts serves /v1/organizations/{id}/security.
 	Accounts *account.Service
 	// Audit serves /v1/audit-events and records the events of the
@@ -108,6 +110,9 @@ func New(opts Options) *API {
 	}
 	if opts.Parameters != nil {
 		a.parameterRoutes(v1)
+	}
+	if opts.Domains != nil {
+		a.domainRoutes(root, v1)
 	}
 	if opts.Accounts != nil {
 		a.securityRoutes(v1)

@@ -36,7 +36,12 @@ var Core = fx.Module("core",
 		NewLimiter,
 		NewAuthenticator,
 		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys { return auth.NewKeys(s, a, nil, nil) },
-		func(s org.Store, a *auth.Authenticator) *org.Service { return org.NewService(s, a, nil, nil) },
+		func(s org.Store, a *auth.Authenticator, d *linking.DomainService) *org.Service {
+			svc := org.NewService(s, a, nil, nil)
+			// A plan without custom domains suspends them; one with them restores them.
+			svc.OnPlanChange(d)
+			return svc
+		},
 		func(s *store.Store, r *linking.Resolver) *org.Parameters {
 			p := org.NewParameters(s, nil)
 			// Parameter defaults apply to every link of the organization: a
@@ -45,6 +50,7 @@ var Core = fx.Module("core",
 			return p
 		},
 		NewResolver,
+		NewDomainService,
 		NewLinkService,
 		NewAppService,
 		NewAccounts,
@@ -62,14 +68,35 @@ func NewResolver(s *store.Store, cfg Config) *linking.Resolver {
 }
 
 // NewLinkService returns the link service over s, with the configuration's
-// default link domain and short-URL base, telling r of every write. Custom
-// domains do not exist yet, so no organization has a live one.
-func NewLinkService(s *store.Store, r *linking.Resolver, cfg Config) *linking.LinkService {
+// default link domain and short-URL base, telling r of every write; links
+// may use the live custom domains d knows.
+func NewLinkService(s *store.Store, r *linking.Resolver, d *linking.DomainService, cfg Config) *linking.LinkService {
 	return linking.NewLinkService(s, s, s, linking.LinkServiceOptions{
 		DefaultLinkDomain: cfg.DefaultLinkDomain,
 		ShortURLBase:      cfg.ShortURLBase,
 		Cache:             r,
+		CustomDomains:     d,
 	})
+}
+
+// NewDomainService returns the custom-domain service over s: names are
+// checked against the configuration's default link domain, service hosts
+// and CNAME target, verified through --dns-server (the system's resolver
+// when empty), and every change that alters what a domain serves empties r.
+func NewDomainService(s *store.Store, r *linking.Resolver, cfg Config) (*linking.DomainService, error) {
+	lookup, err := linking.NewDNSLookup(cfg.DNSServer)
+	if err != nil {
+		return nil, err
+	}
+	return linking.NewDomainService(s, s, linking.DomainServiceOptions{
+		Reserved: linking.ReservedDomains{
+			DefaultLinkDomain: cfg.DefaultLinkDomain,
+			ServiceHosts:      cfg.ServiceHosts,
+			CNAMETarget:       cfg.CNAMETarget,
+		},
+		Lookup: lookup,
+		Cache:  r,
+	}), nil
 }
 
 // NewAppService returns the apps service over s, giving apps their

@@ -45,8 +45,14 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 			return nil, err
 		}
 	}
+	orgs := org.NewService(s, nil, nil, nil)
+	// set-plan suspends or restores custom domains; the servers' link caches
+	// see the change within their TTL.
+	orgs.OnPlanChange(linking.NewDomainService(s, s, linking.DomainServiceOptions{
+		Reserved: linking.ReservedDomains{DefaultLinkDomain: cfg.DefaultLinkDomain, ServiceHosts: cfg.ServiceHosts, CNAMETarget: cfg.CNAMETarget},
+	}))
 	return &Ops{
-		Orgs:  org.NewService(s, nil, nil, nil),
+		Orgs:  orgs,
 		Keys:  auth.NewKeys(s, nil, nil, nil),
 		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
 		store: s,

@@ -30,7 +30,7 @@ var API = fx.Module("api",
 
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
-	apps *linking.AppService, links *linking.LinkService, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
+	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
 	limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator:  a,
@@ -38,6 +38,7 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Orgs:           orgs,
 		Apps:           apps,
 		Links:          links,
+		Domains:        domains,
 		Parameters:     parameters,
 		Accounts:       accounts,
 		Audit:          auditLog,
