@@ -92,12 +92,43 @@
 // Links (link.go, links.go and link_store.go are not rule files):
 //   - LinkService applies the rules above and both authorization layers over
 //     a LinkStore, the apps (LinkApps), the organization's plan (OrgReader)
-//     and its live custom domains (CustomDomains; NoCustomDomains until
-//     custom domains exist). It takes its clock, randomness and password
+//     and its live custom domains (CustomDomains: DomainService, or
+//     NoCustomDomains where there are none). It takes its clock, randomness and password
 //     hasher as options.
 //   - Slug uniqueness and the monthly link limit are the store's, decided in
 //     the insert's transaction (LinkStore.CreateLink): a unique index on
 //     (domain, slug), and a count of the links created since the billing
 //     month began (org.PeriodStart), from which deleted links are gone.
 //   - Optional tells an absent PATCH field from null and from a value.
+//
+// Custom domains (domain_name.go is a rule file; domain.go, domains.go and
+// cname.go are not):
+//   - ParseCustomDomain checks a name and returns its stored form: 4 to 255
+//     characters, IDNA 2008 with the UTS 46 lookup mapping (Unicode is
+//     accepted and stored as punycode), letters, digits and hyphens only, at
+//     least two labels, a last label that is not all digits; never an IP
+//     address, localhost or a name under it, the default link domain or a
+//     name under it, a service host, or the CNAME target. Every refusal is
+//     422 INVALID_DOMAIN with details.domain.
+//   - DomainService.Create checks the name, then the plan (403
+//     PLAN_UPGRADE_REQUIRED on Free), then, in the insert's transaction,
+//     DUPLICATE_DOMAIN, DOMAIN_CLAIMED (another organization has it
+//     verified; unverified, a name may be held by many) and
+//     DOMAIN_LIMIT_EXCEEDED, in that order.
+//   - Verify reads the name's own CNAME record (one query, no chain
+//     followed) through DNSLookup; it must equal the CNAME target, compared
+//     without case or the root's dot. A lookup that fails or times out is a
+//     "not yet" with a message. A verified domain stays verified; verifying it
+//     again does no lookup. A name is verified by one organization at most (a
+//     unique index decides a race; the loser gets 409 DOMAIN_CLAIMED).
+//   - ssl_status is "pending" until verified, then "active": the operator's
+//     proxy terminates TLS and asks DomainService.IsLive before it obtains a
+//     certificate.
+//   - A domain is live when verified and not suspended. Links may be created
+//     on live domains only, and only live domains serve their links and, when
+//     set as an app's default link domain, its association files. A plan
+//     without custom domains suspends every domain of the organization;
+//     moving back restores them all, even past the new plan's number.
+//   - Deleting a domain deletes the organization's links on it (and their
+//     clicks), so that the name is free for whoever verifies it next.
 package linking

@@ -72,8 +72,8 @@ type LinkApps interface {
 }
 
 // CustomDomains lists an organization's live custom domains: verified and
-// not suspended. Custom domains do not exist yet (a later issue adds them);
-// NoCustomDomains stands in until then.
+// not suspended. DomainService is one; NoCustomDomains stands in where a
+// service has no custom domains.
 type CustomDomains interface {
 	// LiveCustomDomains returns the live custom domains of orgID, in any order.
 	LiveCustomDomains(ctx context.Context, orgID uuid.UUID) ([]string, error)

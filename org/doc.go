@@ -12,4 +12,10 @@
 //	starter  2,000        3     1               5      100,000       1 year     1 year
 //	growth   20,000       10    5               20     1,000,000     2 years    2 years
 //	scale    200,000      50    50              100    10,000,000    3 years    3 years
+//
+// SetPlan tells every PlanListener (OnPlanChange) of the move: a plan with
+// no custom domains (Free) suspends the organization's custom domains, so
+// their links answer 404; a plan with them restores them all, even when the
+// organization has more than the new plan's number (that number limits new
+// domains only).
 package org
