@@ -6,9 +6,9 @@
 // a leaf that org also calls, because account imports org.
 //
 // It depends on a Store interface that package store implements. It imports
-// neither store, httpapi, bun, fx nor net/http; the sign-in pages, the
-// /v1/organizations/{id}/security endpoints and the audit log are adapters
-// and packages built on it.
+// neither store, httpapi, bun, fx nor net/http; the sign-in pages and the
+// /v1/organizations/{id}/security endpoints live in httpapi, and the audit
+// log in package audit, whose events the adapters write.
 //
 // Decisions:
 //
@@ -58,6 +58,11 @@
 //     when the user has no authenticator; the pages send the user to enrol.
 //     Disabling two-factor authentication is allowed (password and a code);
 //     the user is then asked to enrol again.
-//   - Authorization of policy changes (owners only, auth.ActOrgSecurity)
-//     belongs to the API adapter, which holds the principal.
+//   - The security policy is read with the org:read scope (every role) and
+//     changed with the team:write scope and the org.security role action,
+//     which only owners hold (PolicyFor, SetPolicyFor); keys without a
+//     creator, such as the bootstrap key, pass on their scope alone.
+//   - SignIn and SecondStep name the user in their result even when they
+//     refuse (a wrong password or code, a lockout), for the audit log; the
+//     client still gets the same error whether or not the email exists.
 package account

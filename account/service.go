@@ -132,6 +132,10 @@ var (
 	errSignedOut      = errcode.New(errcode.Unauthorized, "sign in to continue")
 )
 
+// ErrSignInExpired is SecondStep's error when the pending sign-in is unknown,
+// used or expired: the user must enter the password again.
+var ErrSignInExpired = errPendingGone
+
 func tooMany(wait time.Duration) error {
 	secs := int(math.Ceil(wait.Seconds()))
 	return errcode.New(errcode.RateLimitExceeded, "too many failed attempts; try again later").
@@ -200,21 +204,29 @@ func (s *Service) reset(keys ...string) {
 // SignIn checks email and password. A locked-out account or IP address gets
 // RATE_LIMIT_EXCEEDED (with details.retry_after_seconds) before any check; a
 // wrong password and an unknown email get the same UNAUTHORIZED error after
-// the same argon2id work. With two-factor authentication the result carries
+// the same argon2id work (the result then names the user when the email is
+// known, for the audit log only). With two-factor authentication the result carries
 // a pending token for SecondStep; otherwise it carries a new session, and
 // c.Previous, if any, is deleted.
 func (s *Service) SignIn(ctx context.Context, email, password string, c Client) (*SignInResult, error) {
 	now := s.now()
 	keys := []string{emailKey(email), ipKey(c.IP)}
-	if err := s.wait(now, keys...); err != nil {
-		return nil, err
-	}
+	locked := s.wait(now, keys...)
 	var u *org.User
 	if n, err := org.NormalizeEmail(email); err == nil {
 		u, err = s.store.UserByEmail(ctx, n)
 		if err != nil && !errors.Is(err, errcode.ErrNotFound) {
 			return nil, err
 		}
+	}
+	if locked != nil {
+		// The user is looked up whether or not the email exists, so the
+		// refusal costs the same either way; the result names the user
+		// for the audit log only.
+		if u != nil {
+			return &SignInResult{UserID: u.ID}, locked
+		}
+		return nil, locked
 	}
 	hash := s.dummyHash
 	if u != nil {
@@ -232,6 +244,11 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	}
 	if u == nil || !ok {
 		s.fail(now, keys...)
+		if u != nil {
+			// The caller's audit log names the user; the client never
+			// learns more than errBadCredentials.
+			return &SignInResult{UserID: u.ID}, errBadCredentials
+		}
 		return nil, errBadCredentials
 	}
 	t, err := s.store.TOTP(ctx, u.ID)
@@ -260,8 +277,9 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 
 // SecondStep completes a sign-in that SignIn left pending, with a TOTP code
 // or a backup code (which is then used up). A wrong code counts as a failed
-// sign-in of the account and the IP address; an expired or used pending
-// token is UNAUTHORIZED and the user must sign in again.
+// sign-in of the account and the IP address (the result then names the
+// user, for the audit log); an expired or used pending token is
+// ErrSignInExpired and the user must sign in again.
 func (s *Service) SecondStep(ctx context.Context, pending, code string, c Client) (*SignInResult, error) {
 	now := s.now()
 	if !validToken(pending) {
@@ -296,7 +314,7 @@ func (s *Service) SecondStep(ctx context.Context, pending, code string, c Client
 	}
 	if !ok {
 		s.fail(now, keys...)
-		return nil, errBadCode
+		return &SignInResult{UserID: u.ID}, errBadCode
 	}
 	if err := s.store.DeletePendingSignIn(ctx, ph); err != nil {
 		if errors.Is(err, errcode.ErrNotFound) {

@@ -76,6 +76,9 @@ type Store interface {
 	// user; errcode.ErrNotFound when the user does not exist.
 	UpdatePassword(ctx context.Context, userID uuid.UUID, hash string, at time.Time) error
 
+	// UserMemberships returns the organizations userID belongs to with the
+	// user's role in each, ordered by organization name; empty when none.
+	UserMemberships(ctx context.Context, userID uuid.UUID) ([]Membership, error)
 	// UserPolicies returns the security policy of every organization
 	// userID belongs to, DefaultPolicy for one that has not set its own;
 	// empty when the user belongs to none.

@@ -188,3 +188,31 @@ func (s *Service) checkPassword(ctx context.Context, userID uuid.UUID, password,
 	}
 	return u, nil
 }
+
+// Enrolment returns userID's two-factor enrolment that waits for its
+// confirming code, so that the enrolment page shows the same secret however
+// often it is loaded, or starts one (StartTOTP) when none waits. FORBIDDEN
+// when two-factor authentication is already enabled.
+func (s *Service) Enrolment(ctx context.Context, userID uuid.UUID) (*TOTPEnrolment, error) {
+	t, err := s.store.TOTP(ctx, userID)
+	if errors.Is(err, errcode.ErrNotFound) {
+		return s.StartTOTP(ctx, userID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.EnabledAt != nil {
+		return nil, errTOTPEnabled
+	}
+	u, err := s.user(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	key, err := s.box.open(t.SealedSecret, userID[:])
+	if err != nil {
+		// A secret sealed under another server secret: start afresh.
+		return s.StartTOTP(ctx, userID)
+	}
+	secret := b32.EncodeToString(key)
+	return &TOTPEnrolment{Secret: secret, URI: TOTPURI(u.Email, secret)}, nil
+}

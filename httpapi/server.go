@@ -50,6 +50,9 @@ type Options struct {
 	// Audit serves /v1/audit-events and records the events of the
 	// handlers above; nil records none.
 	Audit *audit.Service
+	// AccountPages, with Accounts, serves the sign-in and account pages
+	// (/login, /logout, /account, /account/2fa).
+	AccountPages *AccountPagesOptions
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -90,6 +93,9 @@ func New(opts Options) *API {
 		return a
 	}
 	root.handle(http.MethodGet, "/v1/openapi.json", a.openAPI)
+	if opts.Accounts != nil && opts.AccountPages != nil {
+		newAccountPages(a, *opts.AccountPages).routes(root)
+	}
 
 	v1 := routes{a: a, g: a.router.NewGroup("/v1", bunrouter.Use(a.authenticate)), prefix: "/v1"}
 	if opts.Keys != nil {

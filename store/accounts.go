@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/org"
 )
@@ -145,6 +146,29 @@ func (s *Store) UpdatePassword(ctx context.Context, userID uuid.UUID, hash strin
 		return err
 	})
 	return s.err("update password", err)
+}
+
+// UserMemberships implements account.Store.
+func (s *Store) UserMemberships(ctx context.Context, userID uuid.UUID) ([]account.Membership, error) {
+	var rows []struct {
+		OrgID   uuid.UUID `bun:"org_id"`
+		OrgName string    `bun:"org_name"`
+		Role    string    `bun:"role"`
+	}
+	err := s.db.NewSelect().TableExpr("memberships AS m").
+		ColumnExpr("m.org_id, o.name AS org_name, m.role").
+		Join("JOIN organizations AS o ON o.id = m.org_id").
+		Where("m.user_id = ?", userID).
+		OrderExpr("o.name, m.org_id").
+		Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.err("user memberships", err)
+	}
+	out := make([]account.Membership, len(rows))
+	for i, r := range rows {
+		out[i] = account.Membership{OrgID: r.OrgID, OrgName: r.OrgName, Role: auth.Role(r.Role)}
+	}
+	return out, nil
 }
 
 // UserPolicies implements account.Store.

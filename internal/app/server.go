@@ -31,7 +31,7 @@ var API = fx.Module("api",
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
 	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
-	limiter ratelimit.Limiter, s *store.Store) *httpapi.API {
+	limiter ratelimit.Limiter, s *store.Store, secret Secret) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator:  a,
 		Keys:           keys,
@@ -42,6 +42,7 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Parameters:     parameters,
 		Accounts:       accounts,
 		Audit:          auditLog,
+		AccountPages:   &httpapi.AccountPagesOptions{Secret: secret, PublicURL: cfg.PublicURL},
 		Limiter:        limiter,
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,
