@@ -708,4 +708,3 @@ func TestSignedOutPostsGoToSignIn(t *testing.T) {
 		assert.Equal(t, http.StatusSeeOther, b.get("/account/2fa").status)
 	})
 }
-
