@@ -53,6 +53,7 @@ const (
 	DuplicateDomain            Code = "DUPLICATE_DOMAIN"
 	AlreadyMember              Code = "ALREADY_MEMBER"
 	DuplicateInvitation        Code = "DUPLICATE_INVITATION"
+	LastOwner                  Code = "LAST_OWNER" // ours: demoting or removing the last owner
 	Gone                       Code = "GONE"
 	InvalidDomain              Code = "INVALID_DOMAIN"
 	RetentionWindowUnavailable Code = "RETENTION_WINDOW_UNAVAILABLE"
@@ -72,7 +73,7 @@ var Codes = []Code{
 	AppHandleTaken, AppHandleHeld, ConfirmationRequired, AppLinkStateChanged,
 	DefaultDomainUnavailable, RenamePeriodOpen, RenamePeriodNotOpen, RenameExtensionLimit,
 	LinkMoveNotPending, DuplicateApp, DomainClaimed, DuplicateDomain, AlreadyMember,
-	DuplicateInvitation, Gone, InvalidDomain, RetentionWindowUnavailable, RateLimitExceeded,
+	DuplicateInvitation, LastOwner, Gone, InvalidDomain, RetentionWindowUnavailable, RateLimitExceeded,
 	InternalError, ServiceUnavailable,
 }
 

@@ -51,6 +51,7 @@ var statuses = map[errcode.Code]int{
 	errcode.LinkMoveNotPending:         http.StatusConflict,
 	errcode.DuplicateApp:               http.StatusConflict,
 	errcode.DomainClaimed:              http.StatusConflict,
+	errcode.LastOwner:                  http.StatusConflict,
 	errcode.DuplicateDomain:            http.StatusConflict,
 	errcode.AlreadyMember:              http.StatusConflict,
 	errcode.DuplicateInvitation:        http.StatusConflict,

@@ -45,6 +45,8 @@ type Options struct {
 	Parameters *org.Parameters
 	// Domains serves /v1/domains and, without a key, /v1/internal/tls/ask.
 	Domains *linking.DomainService
+	// Team serves /v1/members.
+	Team *org.Team
 	// Accounts serves /v1/organizations/{id}/security.
 	Accounts *account.Service
 	// Audit serves /v1/audit-events and records the events of the
@@ -119,6 +121,9 @@ func New(opts Options) *API {
 	}
 	if opts.Domains != nil {
 		a.domainRoutes(root, v1)
+	}
+	if opts.Team != nil {
+		a.memberRoutes(v1)
 	}
 	if opts.Accounts != nil {
 		a.securityRoutes(v1)

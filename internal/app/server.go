@@ -30,7 +30,7 @@ var API = fx.Module("api",
 
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
-	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
+	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
 	limiter ratelimit.Limiter, s *store.Store, secret Secret) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator:  a,
@@ -39,6 +39,7 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Apps:           apps,
 		Links:          links,
 		Domains:        domains,
+		Team:           team,
 		Parameters:     parameters,
 		Accounts:       accounts,
 		Audit:          auditLog,
