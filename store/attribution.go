@@ -1,0 +1,429 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/attribution"
+)
+
+var _ attribution.Store = (*Store)(nil)
+
+// installRow is a row of installs.
+type installRow struct {
+	bun.BaseModel `bun:"table:installs,alias:i"`
+
+	ID              uuid.UUID  `bun:"id,pk"`
+	OrgID           uuid.UUID  `bun:"org_id"`
+	AppID           *uuid.UUID `bun:"app_id"`
+	LinkID          *uuid.UUID `bun:"link_id"`
+	ClickID         *uuid.UUID `bun:"click_id"`
+	MatchType       string     `bun:"match_type"`
+	MatchConfidence float64    `bun:"match_confidence"`
+	MatchGuaranteed bool       `bun:"match_guaranteed"`
+	IsReinstall     *bool      `bun:"is_reinstall"`
+	InstalledAt     time.Time  `bun:"installed_at"`
+	DeviceID        *uuid.UUID `bun:"device_id"`
+	Fingerprint     *string    `bun:"fingerprint"`
+	IP              string     `bun:"ip"`
+	Platform        string     `bun:"platform"`
+	Payload         *string    `bun:"payload"`
+}
+
+// attemptRow is a row of attribution_attempts.
+type attemptRow struct {
+	bun.BaseModel `bun:"table:attribution_attempts,alias:aa"`
+
+	ID                 uuid.UUID  `bun:"id,pk"`
+	OrgID              uuid.UUID  `bun:"org_id"`
+	AppID              *uuid.UUID `bun:"app_id"`
+	Matched            bool       `bun:"matched"`
+	FailReason         *string    `bun:"fail_reason"`
+	MatchSource        *string    `bun:"match_source"`
+	MatchType          *string    `bun:"match_type"`
+	IPClass            *string    `bun:"ip_class"`
+	Platform           string     `bun:"platform"`
+	InstallID          *uuid.UUID `bun:"install_id"`
+	CandFound          int        `bun:"cand_found"`
+	CandEligible       int        `bun:"cand_eligible"`
+	CandUnclaimed      int        `bun:"cand_unclaimed"`
+	CandScored         int        `bun:"cand_scored"`
+	TopConfidence      *float64   `bun:"top_confidence"`
+	RunnerUpConfidence *float64   `bun:"runner_up_confidence"`
+	Signals            string     `bun:"signals"`
+	CreatedAt          time.Time  `bun:"created_at"`
+}
+
+// matchClickRow is a click with its link's match window.
+type matchClickRow struct {
+	ID               uuid.UUID  `bun:"id"`
+	LinkID           uuid.UUID  `bun:"link_id"`
+	AppID            *uuid.UUID `bun:"app_id"`
+	OccurredAt       time.Time  `bun:"occurred_at"`
+	Platform         string     `bun:"platform"`
+	OSVersion        string     `bun:"os_version"`
+	DeviceModel      string     `bun:"device_model"`
+	UserAgent        string     `bun:"user_agent"`
+	AcceptLanguage   string     `bun:"accept_language"`
+	IPKey            string     `bun:"ip_key"`
+	ClaimedByInstall *uuid.UUID `bun:"claimed_by_install"`
+	MatchWindowHours *int       `bun:"match_window_hours"`
+}
+
+func (r *matchClickRow) click() attribution.Click {
+	return attribution.Click{
+		ID: r.ID, LinkID: r.LinkID, AppID: r.AppID, OccurredAt: r.OccurredAt.UTC(), Platform: r.Platform,
+		OSVersion: r.OSVersion, DeviceModel: r.DeviceModel, UserAgent: r.UserAgent, AcceptLanguage: r.AcceptLanguage,
+		IPKey: r.IPKey, Claimed: r.ClaimedByInstall != nil, MatchWindowHours: r.MatchWindowHours,
+	}
+}
+
+// clickPlatforms are every platform a click can have; naming them lets the
+// candidate lookup use the (app_id, platform, ip_key, occurred_at) index.
+var clickPlatforms = []string{"ios", "android", "desktop", "unknown"}
+
+func (s *Store) selectMatchClicks() *bun.SelectQuery {
+	return s.db.NewSelect().TableExpr("clicks AS c").Join("JOIN links AS l ON l.id = c.link_id").
+		ColumnExpr("c.id, c.link_id, c.app_id, c.occurred_at, c.platform, c.os_version, c.device_model").
+		ColumnExpr("c.user_agent, c.accept_language, c.ip_key, c.claimed_by_install, l.match_window_hours")
+}
+
+// MatchApps implements attribution.Store.
+func (s *Store) MatchApps(ctx context.Context, orgID uuid.UUID) ([]attribution.App, error) {
+	var rows []struct {
+		ID                 uuid.UUID `bun:"id"`
+		IOSBundleID        *string   `bun:"ios_bundle_id"`
+		AndroidPackageName *string   `bun:"android_package_name"`
+	}
+	err := s.db.NewSelect().Table("apps").Column("id", "ios_bundle_id", "android_package_name").
+		Where("org_id = ?", orgID).OrderExpr("id").Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.err("match apps", err)
+	}
+	out := make([]attribution.App, len(rows))
+	for i, r := range rows {
+		out[i] = attribution.App{ID: r.ID, IOSBundleID: deref(r.IOSBundleID), AndroidPackageName: deref(r.AndroidPackageName)}
+	}
+	return out, nil
+}
+
+// MatchClick implements attribution.Store.
+func (s *Store) MatchClick(ctx context.Context, orgID, id uuid.UUID) (*attribution.Click, error) {
+	var row matchClickRow
+	err := s.selectMatchClicks().Where("c.org_id = ? AND c.id = ?", orgID, id).Limit(1).Scan(ctx, &row)
+	if err != nil {
+		return nil, s.err("match click", err)
+	}
+	c := row.click()
+	return &c, nil
+}
+
+// CandidateClicks implements attribution.Store.
+func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuery) ([]attribution.Click, error) {
+	var rows []matchClickRow
+	err := s.selectMatchClicks().
+		Where("c.app_id = ? AND c.platform IN (?) AND c.ip_key = ?", q.AppID, bun.List(clickPlatforms), q.IPKey).
+		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
+		Where("c.org_id = ?", q.OrgID).
+		OrderExpr("c.occurred_at DESC, c.id DESC").Limit(int64(q.Limit)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.err("candidate clicks", err)
+	}
+	out := make([]attribution.Click, len(rows))
+	for i := range rows {
+		out[i] = rows[i].click()
+	}
+	return out, nil
+}
+
+// MatchLink implements attribution.Store.
+func (s *Store) MatchLink(ctx context.Context, orgID, id uuid.UUID) (*attribution.Link, error) {
+	var row struct {
+		ID             uuid.UUID  `bun:"id"`
+		AppID          *uuid.UUID `bun:"app_id"`
+		DestinationURL string     `bun:"destination_url"`
+		IOSURL         *string    `bun:"ios_url"`
+		AndroidURL     *string    `bun:"android_url"`
+	}
+	err := s.db.NewSelect().Table("links").Column("id", "app_id", "destination_url", "ios_url", "android_url").
+		Where("org_id = ? AND id = ?", orgID, id).Limit(1).Scan(ctx, &row)
+	if err != nil {
+		return nil, s.err("match link", err)
+	}
+	return &attribution.Link{ID: row.ID, AppID: row.AppID, DestinationURL: row.DestinationURL, IOSURL: row.IOSURL, AndroidURL: row.AndroidURL}, nil
+}
+
+// ReplayInstall implements attribution.Store.
+func (s *Store) ReplayInstall(ctx context.Context, orgID uuid.UUID, appID, deviceID *uuid.UUID, fingerprint string, since time.Time) (*attribution.InstallRecord, error) {
+	q := s.db.NewSelect().Model((*installRow)(nil)).Where("i.org_id = ?", orgID)
+	if appID == nil {
+		q = q.Where("i.app_id IS NULL")
+	} else {
+		q = q.Where("i.app_id = ?", *appID)
+	}
+	switch {
+	case deviceID != nil:
+		q = q.Where("i.device_id = ?", *deviceID)
+	case fingerprint != "":
+		q = q.Where("i.fingerprint = ?", fingerprint)
+	default:
+		return nil, s.err("replay install", sql.ErrNoRows)
+	}
+	var row installRow
+	err := q.Where("i.installed_at >= ?", since.UTC()).OrderExpr("i.installed_at DESC, i.id DESC").Limit(1).Scan(ctx, &row)
+	if err != nil {
+		return nil, s.err("replay install", err)
+	}
+	return row.record()
+}
+
+// DeviceInstalls implements attribution.Store.
+func (s *Store) DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID, until time.Time) ([]attribution.PriorInstall, error) {
+	var rows []struct {
+		AppID       *uuid.UUID `bun:"app_id"`
+		InstalledAt time.Time  `bun:"installed_at"`
+	}
+	err := s.db.NewSelect().Model((*installRow)(nil)).Column("app_id", "installed_at").
+		Where("i.org_id = ? AND i.device_id = ? AND i.installed_at < ?", orgID, deviceID, until.UTC()).
+		OrderExpr("i.installed_at DESC, i.id DESC").Scan(ctx, &rows)
+	if err != nil {
+		return nil, s.err("device installs", err)
+	}
+	out := make([]attribution.PriorInstall, len(rows))
+	for i, r := range rows {
+		out[i] = attribution.PriorInstall{AppID: r.AppID, InstalledAt: r.InstalledAt.UTC()}
+	}
+	return out, nil
+}
+
+// Claim implements attribution.Store.
+//
+// The install is inserted first: the unique index on installs.click_id
+// makes a concurrent claim of the same click wait for this transaction and
+// then fail. The clicks are then updated only where claimed_by_install is
+// still NULL (on PostgreSQL the update re-checks that after waiting for a
+// concurrent claim's row locks); when the install's own click is not among
+// the rows updated, another install holds it and nothing is written.
+func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attribution.Attempt) error {
+	row, err := fromInstallRecord(&in)
+	if err != nil {
+		return err
+	}
+	att := fromAttempt(&a)
+	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+			if uniqueViolation(err) {
+				return attribution.ErrClaimed
+			}
+			return err
+		}
+		if len(in.ClaimedClickIDs) > 0 {
+			var claimed []uuid.UUID
+			err := tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).
+				Where("org_id = ? AND id IN (?) AND claimed_by_install IS NULL", in.OrgID, bun.List(in.ClaimedClickIDs)).
+				Returning("id").Scan(ctx, &claimed)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if in.ClickID != nil && !containsID(claimed, *in.ClickID) {
+				return attribution.ErrClaimed
+			}
+		}
+		_, err := tx.NewInsert().Model(&att).Exec(ctx)
+		return err
+	})
+	if errors.Is(err, attribution.ErrClaimed) {
+		return err
+	}
+	return s.err("claim", err)
+}
+
+// RecordAttempt implements attribution.Store.
+func (s *Store) RecordAttempt(ctx context.Context, a attribution.Attempt) error {
+	row := fromAttempt(&a)
+	_, err := s.db.NewInsert().Model(&row).Exec(ctx)
+	return s.err("record attempt", err)
+}
+
+// ListInstalls implements attribution.Store.
+func (s *Store) ListInstalls(ctx context.Context, f attribution.InstallFilter, limit int) ([]attribution.Install, error) {
+	q := s.db.NewSelect().Model((*installRow)(nil)).
+		Where("i.org_id = ? AND i.installed_at >= ? AND i.installed_at < ?", f.OrgID, f.From.UTC(), f.To.UTC())
+	q = appWhere(q, "i.app_id", f.App)
+	if f.LinkID != nil {
+		q = q.Where("i.link_id = ?", *f.LinkID)
+	}
+	if f.CreatedBy != nil {
+		q = q.Where("i.link_id IN (?)", s.db.NewSelect().Table("links").Column("id").
+			Where("org_id = ? AND created_by = ?", f.OrgID, *f.CreatedBy))
+	}
+	if f.After != nil {
+		t := f.After.Time.UTC()
+		q = q.Where("(i.installed_at < ? OR (i.installed_at = ? AND i.id < ?))", t, t, f.After.ID)
+	}
+	var rows []installRow
+	if err := q.OrderExpr("i.installed_at DESC, i.id DESC").Limit(int64(limit)).Scan(ctx, &rows); err != nil {
+		return nil, s.err("list installs", err)
+	}
+	out := make([]attribution.Install, len(rows))
+	for i := range rows {
+		out[i] = rows[i].install()
+	}
+	return out, nil
+}
+
+// ListAttempts implements attribution.Store.
+func (s *Store) ListAttempts(ctx context.Context, f attribution.AttemptFilter, limit int) ([]attribution.Attempt, error) {
+	q := s.db.NewSelect().Model((*attemptRow)(nil)).
+		Where("aa.org_id = ? AND aa.created_at >= ? AND aa.created_at < ?", f.OrgID, f.From.UTC(), f.To.UTC())
+	q = appWhere(q, "aa.app_id", f.App)
+	if f.Matched != nil {
+		q = q.Where("aa.matched = ?", *f.Matched)
+	}
+	if f.After != nil {
+		t := f.After.Time.UTC()
+		q = q.Where("(aa.created_at < ? OR (aa.created_at = ? AND aa.id < ?))", t, t, f.After.ID)
+	}
+	var rows []attemptRow
+	if err := q.OrderExpr("aa.created_at DESC, aa.id DESC").Limit(int64(limit)).Scan(ctx, &rows); err != nil {
+		return nil, s.err("list attempts", err)
+	}
+	out := make([]attribution.Attempt, len(rows))
+	for i := range rows {
+		out[i] = rows[i].attempt()
+	}
+	return out, nil
+}
+
+func appWhere(q *bun.SelectQuery, col string, f attribution.AppFilter) *bun.SelectQuery {
+	switch {
+	case f.None:
+		return q.Where("? IS NULL", bun.Safe(col))
+	case f.ID != nil:
+		return q.Where("? = ?", bun.Safe(col), *f.ID)
+	}
+	return q
+}
+
+func containsID(ids []uuid.UUID, id uuid.UUID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func fromInstallRecord(in *attribution.InstallRecord) (installRow, error) {
+	row := installRow{
+		ID: in.ID, OrgID: in.OrgID, AppID: in.AppID, LinkID: in.LinkID, ClickID: in.ClickID,
+		MatchGuaranteed: in.MatchGuaranteed, IsReinstall: in.IsReinstall, InstalledAt: in.InstalledAt.UTC(),
+		DeviceID: in.DeviceID, IP: in.IP, Platform: string(in.Platform),
+	}
+	if in.Fingerprint != "" {
+		fp := in.Fingerprint
+		row.Fingerprint = &fp
+	}
+	if in.Payload != nil {
+		row.MatchType = string(in.Payload.MatchType)
+		row.MatchConfidence = in.Payload.MatchConfidence
+		b, err := json.Marshal(in.Payload)
+		if err != nil {
+			return installRow{}, err
+		}
+		p := string(b)
+		row.Payload = &p
+	}
+	return row, nil
+}
+
+func (r *installRow) install() attribution.Install {
+	return attribution.Install{
+		ID: r.ID, ClickID: r.ClickID, LinkID: r.LinkID, AppID: r.AppID, MatchGuaranteed: r.MatchGuaranteed,
+		IsReinstall: r.IsReinstall, InstalledAt: r.InstalledAt.UTC(), HasDeviceID: r.DeviceID != nil,
+		HasDeviceFingerprint: r.Fingerprint != nil, HasMatchedPayload: r.Payload != nil,
+	}
+}
+
+func (r *installRow) record() (*attribution.InstallRecord, error) {
+	rec := &attribution.InstallRecord{
+		Install: r.install(), OrgID: r.OrgID, DeviceID: r.DeviceID, Fingerprint: deref(r.Fingerprint), IP: r.IP,
+		Platform: attribution.Platform(r.Platform),
+	}
+	if r.Payload != nil {
+		var p attribution.Payload
+		if err := json.Unmarshal([]byte(*r.Payload), &p); err != nil {
+			return nil, errors.New("store: replay install: stored payload is not valid")
+		}
+		rec.Payload = &p
+	}
+	return rec, nil
+}
+
+func fromAttempt(a *attribution.Attempt) attemptRow {
+	row := attemptRow{
+		ID: a.ID, OrgID: a.OrgID, AppID: a.AppID, Matched: a.Matched, Platform: string(a.Platform),
+		InstallID: a.InstallID, CandFound: a.Candidates.Found, CandEligible: a.Candidates.Eligible,
+		CandUnclaimed: a.Candidates.Unclaimed, CandScored: a.Candidates.Scored, TopConfidence: a.TopConfidence,
+		RunnerUpConfidence: a.RunnerUpConfidence, Signals: strings.Join(a.Signals, ","), CreatedAt: a.CreatedAt.UTC(),
+	}
+	if a.FailReason != nil {
+		row.FailReason = ptr(string(*a.FailReason))
+	}
+	if a.MatchSource != nil {
+		row.MatchSource = ptr(string(*a.MatchSource))
+	}
+	if a.MatchType != nil {
+		row.MatchType = ptr(string(*a.MatchType))
+	}
+	if a.IPClass != nil {
+		row.IPClass = ptr(string(*a.IPClass))
+	}
+	return row
+}
+
+func (r *attemptRow) attempt() attribution.Attempt {
+	a := attribution.Attempt{
+		ID: r.ID, OrgID: r.OrgID, AppID: r.AppID, Matched: r.Matched, Platform: attribution.Platform(r.Platform),
+		InstallID: r.InstallID, CreatedAt: r.CreatedAt.UTC(), TopConfidence: r.TopConfidence,
+		RunnerUpConfidence: r.RunnerUpConfidence, Signals: []string{},
+		Candidates: attribution.CandidateCounts{Found: r.CandFound, Eligible: r.CandEligible, Unclaimed: r.CandUnclaimed, Scored: r.CandScored},
+	}
+	if r.Signals != "" {
+		a.Signals = strings.Split(r.Signals, ",")
+	}
+	if r.FailReason != nil {
+		v := attribution.FailReason(*r.FailReason)
+		a.FailReason = &v
+	}
+	if r.MatchSource != nil {
+		v := attribution.MatchSource(*r.MatchSource)
+		a.MatchSource = &v
+	}
+	if r.MatchType != nil {
+		v := attribution.MatchType(*r.MatchType)
+		a.MatchType = &v
+	}
+	if r.IPClass != nil {
+		v := attribution.IPClass(*r.IPClass)
+		a.IPClass = &v
+	}
+	return a
+}
+
+func ptr[T any](v T) *T { return &v }
+
