@@ -426,4 +426,3 @@ func (r *attemptRow) attempt() attribution.Attempt {
 }
 
 func ptr[T any](v T) *T { return &v }
-
