@@ -112,7 +112,9 @@ func (p *accountPages) page(h func(w http.ResponseWriter, r *http.Request) error
 		hd.Set("Content-Security-Policy", AccountPageCSP)
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")
-		hd.Set("Referrer-Policy", "no-referrer")
+		// Not no-referrer: with it, browsers send "Origin: null" on the
+		// pages' own form posts, which the CSRF check refuses.
+		hd.Set("Referrer-Policy", "same-origin")
 		hd["Cache-Control"] = noStore
 		if err := h(w, req.Request); err != nil {
 			if !errors.Is(err, context.Canceled) {

@@ -236,6 +236,7 @@ func TestLoginPage(t *testing.T) {
 		assert.Equal(t, "DENY", p.header.Get("X-Frame-Options"))
 		assert.Equal(t, "nosniff", p.header.Get("X-Content-Type-Options"))
 		assert.Equal(t, "no-store", p.header.Get("Cache-Control"))
+		assert.Equal(t, "same-origin", p.header.Get("Referrer-Policy"), "not no-referrer, which makes browsers send Origin: null")
 		assert.Equal(t, httpapi.AccountPageCSP, p.header.Get("Content-Security-Policy"))
 		for _, directive := range []string{"default-src 'none'", "frame-ancestors 'none'", "form-action 'self'", "base-uri 'none'"} {
 			assert.Contains(t, httpapi.AccountPageCSP, directive)
@@ -379,6 +380,8 @@ func TestSignInRefusals(t *testing.T) {
 				{"another browser's token", form(stranger.csrf()), nil},
 				{"a cross-site Origin", form(good), map[string]string{"Origin": "https://evil.example"}},
 				{"a cross-site fetch", form(good), map[string]string{"Sec-Fetch-Site": "cross-site"}},
+				{"an opaque Origin", form(good), map[string]string{"Origin": "null"}},
+				{"a fetch from a sibling subdomain", form(good), map[string]string{"Sec-Fetch-Site": "same-site"}},
 			}
 			for _, tt := range cases {
 				t.Run(tt.name, func(t *testing.T) {

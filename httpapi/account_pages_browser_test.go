@@ -1,0 +1,179 @@
+package httpapi_test
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/store/storetest"
+)
+
+// TestBrowserSignInWithTwoFactor drives the sign-in pages in headless
+// Chromium: sign in with a password, enrol two-factor authentication by
+// reading the secret from the page and computing a code, sign out, sign in
+// with a code, sign out, and sign in with a backup code. Only loopback is
+// reachable. The harness clock (shared by the pages and the account
+// service) moves by hand between codes, so no code is refused as replayed.
+func TestBrowserSignInWithTwoFactor(t *testing.T) {
+	bin := findChromium(exec.LookPath, isExecutable)
+	if bin == "" {
+		t.Skip(skipNoChromium)
+	}
+	h := newPagesHarness(t, storetest.SQLite(t))
+	m := h.member(t, auth.RoleOwner)
+	base := h.srv.URL
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox, // root in a container without a sandbox
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("no-proxy-server", true),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	require.NoError(t, chromedp.Do(browser), "starting chromium")
+	step := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(browser, 15*time.Second)
+	}
+	location := func(t *testing.T, ctx context.Context) string {
+		t.Helper()
+		l, err := chromedp.Run(ctx, chromedp.Location())
+		require.NoError(t, err)
+		return l
+	}
+	// signIn fills the first step of the sign-in form.
+	signIn := func(t *testing.T, ctx context.Context) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Navigate(base+"/login?return_to=%2Faccount"),
+			chromedp.WaitVisible(chromedp.ID("email")),
+			chromedp.SendKeys(chromedp.ID("email"), m.email),
+			chromedp.SendKeys(chromedp.ID("password"), testPassword),
+			chromedp.Click(chromedp.ID("sign-in")),
+		))
+	}
+	signOut := func(t *testing.T, ctx context.Context) {
+		t.Helper()
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Navigate(base+"/account"),
+			chromedp.WaitVisible(chromedp.ID("sign-out")),
+			chromedp.Click(chromedp.ID("sign-out")),
+			chromedp.WaitVisible(chromedp.ID("email")),
+		))
+		assert.Equal(t, base+"/login", location(t, ctx), "signed out: the sign-in page")
+	}
+
+	// waitFor waits a few seconds for the element with id and, when it does
+	// not come, shows the page the browser is on instead.
+	waitFor := func(t *testing.T, ctx context.Context, id string) {
+		t.Helper()
+		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+			require.NoError(t, err, "waiting for #%s on %s:\n%s", id, location(t, ctx), body)
+		}
+	}
+
+	var secret string
+	var codes []string
+	require.True(t, t.Run("sign in with the password", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		signIn(t, ctx)
+		waitFor(t, ctx, "account-email")
+		assert.Equal(t, base+"/account", location(t, ctx))
+		email, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("account-email")))
+		require.NoError(t, err)
+		assert.Equal(t, m.email, email)
+		// The stylesheet is allowed by its hash: the layout applies.
+		width, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).maxWidth`))
+		require.NoError(t, err)
+		assert.Equal(t, "640px", width, "the CSP lets the page's own style through")
+	}))
+
+	require.True(t, t.Run("enrol two-factor authentication", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Click(chromedp.ID("two-factor-link")),
+			chromedp.WaitVisible(chromedp.ID("totp-secret")),
+		))
+		var err error
+		secret, err = chromedp.Run(ctx, chromedp.Text(chromedp.ID("totp-secret")))
+		require.NoError(t, err)
+		require.NotEmpty(t, secret)
+		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelector('img').naturalWidth`))
+		require.NoError(t, err)
+		assert.Positive(t, loaded, "the QR code image loads under the CSP")
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.ID("otp"), h.code(t, secret)),
+			chromedp.Click(chromedp.ID("confirm")),
+		))
+		waitFor(t, ctx, "backup-codes")
+		codes, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`Array.from(document.querySelectorAll('#backup-codes code')).map(e => e.textContent)`))
+		require.NoError(t, err)
+		require.Len(t, codes, account.BackupCodeCount, "ten backup codes")
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Click(chromedp.ID("continue")),
+			chromedp.WaitVisible(chromedp.ID("two-factor-status")),
+		))
+		status, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("two-factor-status")))
+		require.NoError(t, err)
+		assert.Equal(t, "On.", status)
+		signOut(t, ctx)
+	}))
+
+	require.True(t, t.Run("sign in with a code", func(t *testing.T) {
+		h.clock.Advance(account.TOTPPeriod) // the enrolment used this step's code
+		ctx, cancel := step()
+		defer cancel()
+		signIn(t, ctx)
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.ID("otp")),
+			chromedp.SendKeys(chromedp.ID("otp"), h.code(t, secret)),
+			chromedp.Click(chromedp.ID("verify")),
+		))
+		waitFor(t, ctx, "account-email")
+		assert.Equal(t, base+"/account", location(t, ctx))
+		signOut(t, ctx)
+	}))
+
+	t.Run("sign in with a backup code", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		signIn(t, ctx)
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.WaitVisible(chromedp.ID("otp")),
+			chromedp.SendKeys(chromedp.ID("otp"), codes[0]),
+			chromedp.Click(chromedp.ID("verify")),
+		))
+		waitFor(t, ctx, "account-email")
+		assert.Equal(t, base+"/account", location(t, ctx))
+		assert.Contains(t, h.auditActions(t), "two_factor.backup_code_used")
+	})
+}
