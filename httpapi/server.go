@@ -15,6 +15,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -47,6 +48,8 @@ type Options struct {
 	Domains *linking.DomainService
 	// Team serves /v1/members.
 	Team *org.Team
+	// Invitations serves /v1/invitations.
+	Invitations *org.Invitations
 	// Accounts serves /v1/organizations/{id}/security.
 	Accounts *account.Service
 	// Audit serves /v1/audit-events and records the events of the
@@ -55,6 +58,20 @@ type Options struct {
 	// AccountPages, with Accounts, serves the sign-in and account pages
 	// (/login, /logout, /account, /account/2fa).
 	AccountPages *AccountPagesOptions
+	// Resolver serves GET /v1/links/resolve/{slug}. Give it the link-domain
+	// handler's *linking.Resolver, so that both read through one cache.
+	Resolver LinkResolver
+	// DefaultLinkDomain is {default_link_domain}: the resolve's domain when
+	// the request names none.
+	DefaultLinkDomain string
+	// Params are the options of params.Apply; give the resolve the ones the
+	// link-domain handler uses, so that both build the same URLs.
+	Params params.Options
+	// Clicks records the clicks of SDK resolves (source app_open); the
+	// redirect's recorder. Nil records none.
+	Clicks ClickRecorder
+	// Clock is the time of clicks and of the lists' windows; time.Now when nil.
+	Clock func() time.Time
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -75,6 +92,8 @@ type API struct {
 	// afterwards, so requests read them without a lock.
 	methods map[string][]string // route pattern -> methods
 	sdk     map[string]bool     // "METHOD pattern" of SDK routes
+	// devices remembers the classification of the user agents resolves see.
+	devices *linking.DeviceCache
 }
 
 // New returns the API handler.
@@ -82,7 +101,8 @@ func New(opts Options) *API {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{}}
+	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
+		devices: linking.NewDeviceCache(0)}
 	a.router = bunrouter.New(
 		bunrouter.Use(a.recoverer, a.requestID),
 		bunrouter.WithNotFoundHandler(a.notFound),
@@ -125,6 +145,9 @@ func New(opts Options) *API {
 	if opts.Team != nil {
 		a.memberRoutes(v1)
 	}
+	if opts.Invitations != nil {
+		a.invitationRoutes(v1)
+	}
 	if opts.Accounts != nil {
 		a.securityRoutes(v1)
 	}
@@ -132,6 +155,9 @@ func New(opts Options) *API {
 		a.auditRoutes(v1)
 	}
 	v1.handleSDK(http.MethodGet, "/sdk/validate", a.validateSDK)
+	if opts.Resolver != nil {
+		v1.handleSDK(http.MethodGet, "/links/resolve/:slug", a.resolveLink)
+	}
 	return a
 }
 

@@ -37,7 +37,8 @@ func Options(cfg Config, storeOpts StoreOptions, extra ...fx.Option) fx.Option {
 
 // APIService is the REST API binary: the API on every host.
 func APIService() fx.Option {
-	return fx.Options(API, fx.Provide(func(a *httpapi.API) Handler { return Handler{a} }), Server)
+	// The recorder takes the clicks of SDK resolves.
+	return fx.Options(API, fx.Provide(NewClickRecorder, func(a *httpapi.API) Handler { return Handler{a} }), Server)
 }
 
 // RedirectService is the link-domain binary: the link-domain handler on

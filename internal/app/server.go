@@ -11,11 +11,13 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 )
@@ -31,23 +33,30 @@ var API = fx.Module("api",
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
 	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
-	limiter ratelimit.Limiter, s *store.Store, secret Secret) *httpapi.API {
+	limiter ratelimit.Limiter, s *store.Store, secret Secret, resolver *linking.Resolver, clicks *analytics.Recorder) *httpapi.API {
 	return httpapi.New(httpapi.Options{
-		Authenticator:  a,
-		Keys:           keys,
-		Orgs:           orgs,
-		Apps:           apps,
-		Links:          links,
-		Domains:        domains,
-		Team:           team,
-		Parameters:     parameters,
-		Accounts:       accounts,
-		Audit:          auditLog,
-		AccountPages:   &httpapi.AccountPagesOptions{Secret: secret, PublicURL: cfg.PublicURL},
-		Limiter:        limiter,
-		Ready:          s.Ping,
-		TrustedProxies: cfg.TrustedProxies,
-		Logger:         log,
+		Authenticator: a,
+		Keys:          keys,
+		Orgs:          orgs,
+		Apps:          apps,
+		Links:         links,
+		Domains:       domains,
+		Team:          team,
+		Parameters:    parameters,
+		Accounts:      accounts,
+		Audit:         auditLog,
+		AccountPages:  &httpapi.AccountPagesOptions{Secret: secret, PublicURL: cfg.PublicURL},
+		// The SDK resolve reads through the link-domain handler's cache,
+		// builds URLs with its params options and records its clicks
+		// through the same recorder.
+		Resolver:          resolver,
+		DefaultLinkDomain: cfg.DefaultLinkDomain,
+		Params:            params.Options{},
+		Clicks:            clicks,
+		Limiter:           limiter,
+		Ready:             s.Ping,
+		TrustedProxies:    cfg.TrustedProxies,
+		Logger:            log,
 	})
 }
 
