@@ -52,6 +52,10 @@ var Core = fx.Module("core",
 		NewResolver,
 		NewDomainService,
 		func(s *store.Store, a *auth.Authenticator) *org.Team { return org.NewTeam(s, a, nil) },
+		// Invitation tokens are kept encrypted under a key derived from the server secret.
+		func(s *store.Store, secret Secret) (*org.Invitations, error) {
+			return org.NewInvitations(s, s, secret, nil, nil)
+		},
 		NewLinkService,
 		NewAppService,
 		NewAccounts,

@@ -32,7 +32,7 @@ var API = fx.Module("api",
 
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
-	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
+	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, invitations *org.Invitations, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
 	limiter ratelimit.Limiter, s *store.Store, secret Secret, resolver *linking.Resolver, clicks *analytics.Recorder) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator: a,
@@ -42,6 +42,7 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Links:         links,
 		Domains:       domains,
 		Team:          team,
+		Invitations:   invitations,
 		Parameters:    parameters,
 		Accounts:      accounts,
 		Audit:         auditLog,

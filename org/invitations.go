@@ -1,0 +1,330 @@
+package org
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+)
+
+// InvitationValidity is how long an invitation can be accepted (our design;
+// SPEC.md leaves it unshown).
+const InvitationValidity = 7 * 24 * time.Hour
+
+// Invitation states, also the values of GET /invitations' status filter
+// (with InvitationAll).
+const (
+	InvitationPending  = "pending"
+	InvitationAccepted = "accepted"
+	InvitationRevoked  = "revoked"
+	InvitationExpired  = "expired"
+	InvitationAll      = "all"
+)
+
+// Invitation is an invitation of a team member (SPEC.md, Invitation). Token
+// is set only in the create and revoke responses; the list omits it.
+type Invitation struct {
+	ID    uuid.UUID `json:"id"`
+	OrgID uuid.UUID `json:"org_id"`
+	// Email is normalized (NormalizeEmail).
+	Email string    `json:"email"`
+	Role  auth.Role `json:"role"`
+	// InvitedBy is the member whose key created the invitation; nil for a
+	// key without a creator.
+	InvitedBy  *uuid.UUID `json:"invited_by"`
+	Token      string     `json:"token,omitempty"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	AcceptedAt *time.Time `json:"accepted_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+
+	// TokenHash is the token's hex SHA-256, by which it is found.
+	TokenHash string `json:"-"`
+	// TokenSealed is the token encrypted with a key derived from the server
+	// secret, so that the revoke response can show it again.
+	TokenSealed string `json:"-"`
+}
+
+// State returns the invitation's state at now: accepted, else revoked, else
+// expired (now at or after expires_at), else pending.
+func (i *Invitation) State(now time.Time) string {
+	switch {
+	case i.AcceptedAt != nil:
+		return InvitationAccepted
+	case i.RevokedAt != nil:
+		return InvitationRevoked
+	case !now.Before(i.ExpiresAt):
+		return InvitationExpired
+	}
+	return InvitationPending
+}
+
+// InvitationStore is the storage invitations need. Implementations wrap
+// errcode.ErrNotFound and errcode.ErrUnavailable.
+type InvitationStore interface {
+	// CreateInvitation inserts inv in one transaction that no concurrent
+	// CreateInvitation or membership change of the organization interleaves
+	// with, checking in this order: a member of the organization has the
+	// email (ErrAlreadyMember); a pending invitation (at now) of the
+	// organization has it (ErrDuplicateInvitation); members plus pending
+	// invitations already number seats or more (ErrSeatLimit).
+	CreateInvitation(ctx context.Context, inv *Invitation, seats int, now time.Time) error
+	// ListInvitations returns one page of orgID's invitations in state
+	// (one of the Invitation* states, InvitationAll for every one) at now,
+	// newest first, and how many match in all.
+	ListInvitations(ctx context.Context, orgID uuid.UUID, state string, now time.Time, limit, offset int) ([]*Invitation, int, error)
+	// InvitationByID returns invitation id of orgID; errcode.ErrNotFound when
+	// there is none in orgID.
+	InvitationByID(ctx context.Context, orgID, id uuid.UUID) (*Invitation, error)
+	// RevokeInvitation sets revoked_at and updated_at of invitation id of
+	// orgID to at when it is pending at at, and returns it as it is then and
+	// whether it was revoked now (false: it was not pending and is
+	// unchanged); errcode.ErrNotFound when there is none in orgID.
+	RevokeInvitation(ctx context.Context, orgID, id uuid.UUID, at time.Time) (*Invitation, bool, error)
+}
+
+// Errors an InvitationStore returns (wrapped) for the refusals of CreateInvitation.
+var (
+	ErrAlreadyMember       = errors.New("the email is already a member")
+	ErrDuplicateInvitation = errors.New("a pending invitation has the email")
+	ErrSeatLimit           = errors.New("seat limit reached")
+)
+
+// CreateInvitationInput is the body of POST /invitations.
+type CreateInvitationInput struct {
+	Email *string    `json:"email"`
+	Role  *auth.Role `json:"role"`
+}
+
+// InvitationPage is one page of GET /invitations.
+type InvitationPage struct {
+	Data       []*Invitation `json:"data"`
+	Pagination Pagination    `json:"pagination"`
+}
+
+// Invitations manages invitations (SPEC.md, Invitations): reading needs
+// team:read (every role), creating and revoking team:write (owners and
+// admins). Acceptance is not here. It is safe for concurrent use.
+type Invitations struct {
+	store  InvitationStore
+	orgs   Store
+	box    cipher.AEAD
+	clock  func() time.Time
+	random io.Reader
+}
+
+// NewInvitations returns the invitations service. serverSecret (32 bytes or
+// more) keys the encryption of the tokens at rest; clock is time.Now and
+// random crypto/rand when nil.
+func NewInvitations(store InvitationStore, orgs Store, serverSecret []byte, clock func() time.Time, random io.Reader) (*Invitations, error) {
+	if len(serverSecret) < 32 {
+		return nil, errors.New("org: the server secret must be at least 32 bytes")
+	}
+	key, err := hkdf.Key(sha256.New, serverSecret, nil, "hoplink invitation token v1", 32)
+	if err != nil {
+		return nil, fmt.Errorf("org: derive key: %w", err)
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	box, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	if clock == nil {
+		clock = time.Now
+	}
+	if random == nil {
+		random = rand.Reader
+	}
+	return &Invitations{store: store, orgs: orgs, box: box, clock: clock, random: random}, nil
+}
+
+// HashInvitationToken returns the hex SHA-256 by which a token is stored and found.
+func HashInvitationToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+const sealedPrefix = "v1:"
+
+// seal encrypts token, bound to invitation id.
+func (s *Invitations) seal(token string, id uuid.UUID) (string, error) {
+	nonce := make([]byte, s.box.NonceSize())
+	if _, err := io.ReadFull(s.random, nonce); err != nil {
+		return "", fmt.Errorf("org: nonce: %w", err)
+	}
+	return sealedPrefix + base64.RawURLEncoding.EncodeToString(s.box.Seal(nonce, nonce, []byte(token), id[:])), nil
+}
+
+// open decrypts a sealed token of invitation id.
+func (s *Invitations) open(sealed string, id uuid.UUID) (string, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(sealed, sealedPrefix))
+	n := s.box.NonceSize()
+	if err != nil || !strings.HasPrefix(sealed, sealedPrefix) || len(raw) < n {
+		return "", errors.New("org: sealed invitation token cannot be opened")
+	}
+	plain, err := s.box.Open(nil, raw[:n], raw[n:], id[:])
+	if err != nil {
+		return "", errors.New("org: sealed invitation token cannot be opened (wrong server secret?)")
+	}
+	return string(plain), nil
+}
+
+func (s *Invitations) now() time.Time { return s.clock().UTC().Truncate(time.Millisecond) }
+
+// Create invites email to p's organization with role, valid for
+// InvitationValidity, and returns the invitation with its token. Checks, in
+// order: scope and role (403); the body (400 VALIDATION_ERROR naming email
+// and role: email required, an address of at most 255 characters, stored
+// lowercase; role admin or member); then in one transaction 409
+// ALREADY_MEMBER, 409 DUPLICATE_INVITATION (a pending invitation for the
+// email) and 403 SEAT_LIMIT_EXCEEDED (members plus pending invitations
+// reach the plan's seats).
+func (s *Invitations) Create(ctx context.Context, p *auth.Principal, in CreateInvitationInput) (*Invitation, error) {
+	if _, err := p.Authorize(auth.ScopeTeamWrite, auth.ActTeamWrite); err != nil {
+		return nil, err
+	}
+	var fields []errcode.FieldError
+	var email string
+	if in.Email == nil {
+		fields = append(fields, errcode.FieldError{Field: "email", Message: "is required"})
+	} else if e, err := NormalizeEmail(*in.Email); err != nil {
+		fields = append(fields, errcode.FieldError{Field: "email", Message: "must be an email address of at most 255 characters"})
+	} else {
+		email = e
+	}
+	if in.Role == nil || (*in.Role != auth.RoleAdmin && *in.Role != auth.RoleMember) {
+		fields = append(fields, errcode.FieldError{Field: "role", Message: "must be admin or member"})
+	}
+	if len(fields) > 0 {
+		return nil, errcode.Validation(fields...)
+	}
+	o, err := s.orgs.OrganizationByID(ctx, p.OrgID)
+	if err != nil {
+		return nil, notFound(err)
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return nil, err
+	}
+	raw := make([]byte, 32)
+	if _, err := io.ReadFull(s.random, raw); err != nil {
+		return nil, fmt.Errorf("org: invitation token: %w", err)
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	sealed, err := s.seal(token, id)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	inv := &Invitation{
+		ID: id, OrgID: p.OrgID, Email: email, Role: *in.Role, InvitedBy: p.CreatedBy,
+		ExpiresAt: now.Add(InvitationValidity), CreatedAt: now, UpdatedAt: now,
+		TokenHash: HashInvitationToken(token), TokenSealed: sealed,
+	}
+	seats := LimitsOf(o.Plan).Seats
+	switch err := s.store.CreateInvitation(ctx, inv, seats, now); {
+	case errors.Is(err, ErrAlreadyMember):
+		return nil, errcode.Newf(errcode.AlreadyMember, "%s is already a member of this organization", email)
+	case errors.Is(err, ErrDuplicateInvitation):
+		return nil, errcode.Newf(errcode.DuplicateInvitation, "%s already has a pending invitation; revoke it to invite again", email)
+	case errors.Is(err, ErrSeatLimit):
+		return nil, errcode.Newf(errcode.SeatLimitExceeded,
+			"the %s plan has %d seats, counting members and pending invitations; remove one or upgrade the plan", o.Plan, seats)
+	case err != nil:
+		return nil, notFound(err)
+	}
+	inv.Token = token
+	return inv, nil
+}
+
+// List returns one page of p's organization's invitations in state (pending
+// when nil; pending, accepted, revoked, expired or all), newest first,
+// without tokens. Errors: VALIDATION_ERROR naming status, limit or offset.
+func (s *Invitations) List(ctx context.Context, p *auth.Principal, state *string, limit, offset *int) (*InvitationPage, error) {
+	if _, err := p.Authorize(auth.ScopeTeamRead, auth.ActTeamRead); err != nil {
+		return nil, err
+	}
+	var fields []errcode.FieldError
+	st := InvitationPending
+	if state != nil {
+		switch st = *state; st {
+		case InvitationPending, InvitationAccepted, InvitationRevoked, InvitationExpired, InvitationAll:
+		default:
+			fields = append(fields, errcode.FieldError{Field: "status", Message: "must be pending, accepted, revoked, expired or all"})
+		}
+	}
+	l, o := defaultPageLimit, 0
+	if limit != nil {
+		if l = *limit; l < 1 || l > maxPageLimit {
+			fields = append(fields, errcode.FieldError{Field: "limit", Message: "must be 1 to 100"})
+		}
+	}
+	if offset != nil {
+		if o = *offset; o < 0 {
+			fields = append(fields, errcode.FieldError{Field: "offset", Message: "must be 0 or more"})
+		}
+	}
+	if len(fields) > 0 {
+		return nil, errcode.Validation(fields...)
+	}
+	invs, total, err := s.store.ListInvitations(ctx, p.OrgID, st, s.now(), l, o)
+	if err != nil {
+		return nil, err
+	}
+	if invs == nil {
+		invs = []*Invitation{}
+	}
+	return &InvitationPage{Data: invs, Pagination: Pagination{Total: total, Limit: l, Offset: o, HasMore: o+l < total}}, nil
+}
+
+// Revoke revokes invitation id of p's organization and returns it with its
+// token (SPEC.md, Invitation states): a pending invitation gets revoked_at;
+// an accepted one is 400 INVITATION_ALREADY_ACCEPTED, a revoked one 400
+// INVITATION_ALREADY_REVOKED, an expired one 400 INVITATION_EXPIRED, and
+// none of them changes. NOT_FOUND when there is no such invitation.
+func (s *Invitations) Revoke(ctx context.Context, p *auth.Principal, id uuid.UUID) (*Invitation, error) {
+	if _, err := p.Authorize(auth.ScopeTeamWrite, auth.ActTeamWrite); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	inv, revoked, err := s.store.RevokeInvitation(ctx, p.OrgID, id, now)
+	if errors.Is(err, errcode.ErrNotFound) {
+		return nil, errcode.New(errcode.NotFound, "invitation not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !revoked {
+		switch inv.State(now) {
+		case InvitationAccepted:
+			return nil, errcode.New(errcode.InvitationAlreadyAccepted, "the invitation was accepted; remove the member instead")
+		case InvitationRevoked:
+			return nil, errcode.New(errcode.InvitationAlreadyRevoked, "the invitation is already revoked")
+		case InvitationExpired:
+			return nil, errcode.New(errcode.InvitationExpired, "the invitation has expired")
+		}
+		return nil, fmt.Errorf("org: invitation %s is pending but was not revoked", id)
+	}
+	if inv.Token, err = s.open(inv.TokenSealed, inv.ID); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
