@@ -18,4 +18,11 @@
 // their links answer 404; a plan with them restores them all, even when the
 // organization has more than the new plan's number (that number limits new
 // domains only).
+//
+// Team (team.go) and Invitations (invitations.go) serve the team endpoints
+// over their own store interfaces (TeamStore, InvitationStore): owners
+// manage owners, an organization keeps at least one owner (409 LAST_OWNER),
+// invitations are valid for InvitationValidity (7 days) and count toward
+// the plan's seats while pending; their tokens are stored hashed and sealed
+// with a key derived from the server secret.
 package org
