@@ -55,11 +55,27 @@ type Store interface {
 	ListAuditEvents(ctx context.Context, f ListFilter) ([]Event, error)
 }
 
+// Recorder writes audit events. It is safe for concurrent use.
+type Recorder struct {
+	store Store
+	clock func() time.Time
+}
+
+// NewRecorder returns a Recorder over store; clock is time.Now when nil.
+// The admin CLI records with one; the servers use a Service, which also
+// lists.
+func NewRecorder(store Store, clock func() time.Time) *Recorder {
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Recorder{store: store, clock: clock}
+}
+
 // Service records and lists audit events. It is safe for concurrent use.
 type Service struct {
+	*Recorder
 	store     Store
 	cursorKey []byte
-	clock     func() time.Time
 }
 
 // NewService returns the audit service. serverSecret (at least
@@ -69,19 +85,31 @@ func NewService(store Store, serverSecret []byte, clock func() time.Time) (*Serv
 	if len(serverSecret) < MinSecretSize {
 		return nil, fmt.Errorf("audit: the server secret must be at least %d bytes", MinSecretSize)
 	}
-	if clock == nil {
-		clock = time.Now
-	}
 	m := hmac.New(sha256.New, serverSecret)
 	m.Write([]byte("hoplink audit cursor v1"))
-	return &Service{store: store, cursorKey: m.Sum(nil), clock: clock}, nil
+	return &Service{Recorder: NewRecorder(store, clock), store: store, cursorKey: m.Sum(nil)}, nil
+}
+
+// subject returns the user an event without an organization is about: its
+// actor when that is a user, else its target when that is a user.
+func (e *Event) subject() *uuid.UUID {
+	if e.ActorType == ActorUser && e.ActorID != nil {
+		return e.ActorID
+	}
+	if e.TargetType == "user" {
+		if id, err := uuid.Parse(e.TargetID); err == nil {
+			return &id
+		}
+	}
+	return nil
 }
 
 // Record writes e, giving it an id and, when it has none, the time now. An
-// event with no OrgID whose actor is a user is written once for each
-// organization the user belongs to (once with no organization when none);
-// see the package doc. IP and UserAgent are cut to their bounds.
-func (s *Service) Record(ctx context.Context, e Event) error {
+// event with no OrgID about a user (its actor, or else its target, is a
+// user) is written once for each organization the user belongs to (once
+// with no organization when none); see the package doc. IP and UserAgent
+// are cut to their bounds.
+func (s *Recorder) Record(ctx context.Context, e Event) error {
 	if e.OccurredAt.IsZero() {
 		e.OccurredAt = s.clock()
 	}
@@ -89,8 +117,8 @@ func (s *Service) Record(ctx context.Context, e Event) error {
 	e.IP = clip(e.IP, MaxIPLength)
 	e.UserAgent = clip(e.UserAgent, MaxUserAgentLength)
 	orgs := []*uuid.UUID{e.OrgID}
-	if e.OrgID == nil && e.ActorType == ActorUser && e.ActorID != nil {
-		ids, err := s.store.UserOrgIDs(ctx, *e.ActorID)
+	if user := e.subject(); e.OrgID == nil && user != nil {
+		ids, err := s.store.UserOrgIDs(ctx, *user)
 		if err != nil {
 			return err
 		}

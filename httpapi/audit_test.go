@@ -70,7 +70,7 @@ func (h *harness) auditEvents(t testing.TB, key string) []auditEvent {
 func TestAPIActionsWriteAuditEvents(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		var accounts *account.Service
-		h := newHarness(t, s, withAccounts(t, &accounts), withAudit(t))
+		h := newHarness(t, s, withAccounts(t, &accounts), withAudit(t), withTeam())
 		o := h.newOrg(t, "Acme")
 		headers := map[string]string{"User-Agent": "audit-test/1.0", "X-Forwarded-For": "198.51.100.7"}
 
@@ -112,6 +112,22 @@ func TestAPIActionsWriteAuditEvents(t *testing.T) {
 			body: `{"require_two_factor":false,"session_lifetime_hours":24,"idle_timeout_minutes":60}`})
 		require.Equal(t, http.StatusForbidden, refused.status)
 		assert.Len(t, h.auditEvents(t, o.key.raw), 3, "a refused request writes nothing")
+
+		// Team changes through the API.
+		m := h.newMember(t, o, auth.RoleMember)
+		resp = h.do(t, request{method: http.MethodPatch, path: "/v1/members/" + m.id.String(), key: o.key.raw, headers: headers, body: `{"role":"admin"}`})
+		require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
+		resp = h.do(t, request{method: http.MethodDelete, path: "/v1/members/" + m.id.String(), key: o.key.raw, headers: headers})
+		require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
+		events = h.auditEvents(t, o.key.raw)
+		require.Len(t, events, 5)
+		for i, w := range []string{"member.removed", "member.role_changed"} {
+			assert.Equal(t, w, events[i].Action)
+			assert.Equal(t, "user", events[i].TargetType)
+			assert.Equal(t, m.id.String(), events[i].TargetID)
+			assert.Equal(t, "key", events[i].ActorType)
+		}
+		assert.Equal(t, map[string]string{"role": "admin"}, events[1].Details)
 
 		// Deleting the organization is recorded, and the event outlives it.
 		resp = h.do(t, request{method: http.MethodDelete, path: orgPath(o.ID), key: o.key.raw, headers: map[string]string{"X-Confirmation-Name": o.Name}})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/org"
 )
 
@@ -45,6 +46,9 @@ func (a *API) updateMember(w http.ResponseWriter, req bunrouter.Request) error {
 	if err != nil {
 		return err
 	}
+	e := idEvent(audit.RoleChanged, "user", id)
+	e.Details = map[string]string{"role": string(m.Role)}
+	a.recordKeyEvent(req, e)
 	writeJSON(w, http.StatusOK, m)
 	return nil
 }
@@ -61,6 +65,7 @@ func (a *API) deleteMember(w http.ResponseWriter, req bunrouter.Request) error {
 	if err != nil {
 		return err
 	}
+	a.recordKeyEvent(req, idEvent(audit.MemberRemoved, "user", id))
 	writeJSON(w, http.StatusOK, m)
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/urfave/cli/v2"
 
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
@@ -519,6 +520,8 @@ func (e *cliEnv) keyCommand() *cli.Command {
 					if err != nil {
 						return nil, nil, err
 					}
+					e.record(c.Context, ops, audit.Event{Action: audit.KeyCreated, OrgID: &orgID, TargetType: "key", TargetID: k.ID.String(),
+						Details: map[string]string{"name": k.Name, "type": string(k.Type), "scopes": scopeList(k.Scopes)}})
 					return k, func(w io.Writer) {
 						printKey(w, &k.Key)
 						fmt.Fprintf(w, "\nRaw key (shown only this once):\n\n    %s\n", k.RawKey)
@@ -573,6 +576,7 @@ func (e *cliEnv) keyCommand() *cli.Command {
 					if err != nil {
 						return nil, nil, err
 					}
+					e.record(c.Context, ops, audit.Event{Action: audit.KeyRevoked, OrgID: &k.OrgID, TargetType: "key", TargetID: k.ID.String()})
 					return map[string]any{"id": k.ID, "revoked": true}, func(w io.Writer) {
 						fmt.Fprintf(w, "Revoked key %s (%s).\n", k.ID, k.Name)
 					}, nil
@@ -623,6 +627,7 @@ func (e *cliEnv) userCommand() *cli.Command {
 					}, nil
 				}),
 			},
+			e.setPasswordCommand(),
 		},
 	}
 }
@@ -663,6 +668,8 @@ func (e *cliEnv) memberCommand() *cli.Command {
 					if err != nil {
 						return nil, nil, err
 					}
+					e.record(c.Context, ops, audit.Event{Action: audit.MemberAdded, OrgID: &orgID, TargetType: "user", TargetID: m.UserID.String(),
+						Details: map[string]string{"role": string(m.Role)}})
 					return memberDoc{OrgID: m.OrgID, UserID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: m.CreatedAt}, func(w io.Writer) {
 						fmt.Fprintf(w, "Added %s to %s as %s.\n", m.Email, m.OrgID, m.Role)
 					}, nil
@@ -682,8 +689,12 @@ func (e *cliEnv) memberCommand() *cli.Command {
 						return nil, nil, err
 					}
 					email := c.String("email")
+					userID := memberID(c.Context, ops, orgID, email)
 					if err := ops.Orgs.RemoveMember(c.Context, orgID, email); err != nil {
 						return nil, nil, err
+					}
+					if userID != nil {
+						e.record(c.Context, ops, audit.Event{Action: audit.MemberRemoved, OrgID: &orgID, TargetType: "user", TargetID: userID.String()})
 					}
 					return map[string]any{"org_id": orgID, "email": strings.ToLower(strings.TrimSpace(email)), "removed": true}, func(w io.Writer) {
 						fmt.Fprintf(w, "Removed %s from %s.\n", email, orgID)

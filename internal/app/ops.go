@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
@@ -15,9 +18,11 @@ import (
 
 // Ops are the services the admin CLI uses, over a database opened without fx.
 type Ops struct {
-	Orgs  *org.Service
-	Keys  *auth.Keys
-	Apps  *linking.AppService
+	Orgs *org.Service
+	Keys *auth.Keys
+	Apps *linking.AppService
+	// Audit records the operator's changes in the audit log.
+	Audit *audit.Recorder
 	store *store.Store
 }
 
@@ -55,8 +60,22 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 		Orgs:  orgs,
 		Keys:  auth.NewKeys(s, nil, nil, nil),
 		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
+		Audit: audit.NewRecorder(s, nil),
 		store: s,
 	}, nil
+}
+
+// SetPassword sets the password of the user with email and ends every
+// session of the user (account.Service.SetPassword). The account service is
+// made for this call alone, keyed with a random secret rather than the
+// server secret: setting a password never reads or writes the TOTP secrets
+// that key seals.
+func (o *Ops) SetPassword(ctx context.Context, email, password string) (*org.User, error) {
+	svc, err := account.NewService(o.store, []byte(rand.Text()+rand.Text()), account.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return svc.SetPassword(ctx, email, password)
 }
 
 // Close closes the database.
