@@ -88,7 +88,7 @@ type periodKey struct {
 // organization or link is gone (or whose link belongs to another
 // organization), inserts the rest that are not CountOnly in one statement
 // with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index skips a
-// repeated tap), and bumps click_counts by the rows inserted plus the
+// repeated tap; on SQLite the statement is built by clicks_sqlite.go), and bumps click_counts by the rows inserted plus the
 // CountOnly clicks, per organization and billing month. A link deleted
 // between the read and the insert fails the transaction with a foreign-key
 // error; the recorder's retry then drops that click.
@@ -159,7 +159,12 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 
 		if len(rows) > 0 {
 			var ids []uuid.UUID
-			if err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Returning("id").
+			if s.Dialect() == "sqlite" {
+				var err error
+				if ids, err = insertClickRowsSQLite(ctx, tx, rows); err != nil {
+					return err
+				}
+			} else if err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Returning("id").
 				Scan(ctx, &ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
 			}

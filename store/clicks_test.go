@@ -309,3 +309,98 @@ func BenchmarkInsertClicks500(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) { run(b, storetest.SQLite(b)) })
 	b.Run("postgres", func(b *testing.B) { run(b, storetest.Postgres(b)) })
 }
+
+// fullClickRow is every column of clicks.
+type fullClickRow struct {
+	ID               uuid.UUID  `bun:"id"`
+	OrgID            uuid.UUID  `bun:"org_id"`
+	LinkID           uuid.UUID  `bun:"link_id"`
+	AppID            *uuid.UUID `bun:"app_id"`
+	Domain           string     `bun:"domain"`
+	Slug             string     `bun:"slug"`
+	OccurredAt       time.Time  `bun:"occurred_at"`
+	Source           string     `bun:"source"`
+	Platform         string     `bun:"platform"`
+	OS               string     `bun:"os"`
+	OSVersion        string     `bun:"os_version"`
+	DeviceModel      string     `bun:"device_model"`
+	Browser          string     `bun:"browser"`
+	InAppBrowser     string     `bun:"in_app_browser"`
+	IP               string     `bun:"ip"`
+	IPKey            string     `bun:"ip_key"`
+	UserAgent        string     `bun:"user_agent"`
+	AcceptLanguage   string     `bun:"accept_language"`
+	Referer          string     `bun:"referer"`
+	UTMSource        string     `bun:"utm_source"`
+	UTMMedium        string     `bun:"utm_medium"`
+	UTMCampaign      string     `bun:"utm_campaign"`
+	UTMTerm          string     `bun:"utm_term"`
+	UTMContent       string     `bun:"utm_content"`
+	TapID            *uuid.UUID `bun:"tap_id"`
+	ClaimedByInstall *uuid.UUID `bun:"claimed_by_install"`
+}
+
+// Every value is stored as given (after Click.Normalize), whatever it
+// holds: quotes, backslashes, SQL, percent signs, non-ASCII text, a NUL
+// byte (removed by Normalize) and microsecond times; read back through bun.
+func TestInsertClicksKeepsEveryValue(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		app := linkApp(t, s, c, o.ID)
+		l := newLink(c, o.ID, app.LinkDomain, "spring")
+		l.AppID = &app.ID
+		createLink(t, s, l)
+		tap := uuid.New()
+		at := c.next().Add(123456 * time.Microsecond)
+		cl := analytics.Click{
+			ID: uuid.Must(uuid.NewV7()), OrgID: o.ID, LinkID: l.ID, AppID: &app.ID, Domain: l.Domain, Slug: l.Slug,
+			OccurredAt: at, Source: analytics.SourceAppOpen, Platform: "android", OS: "Android", OSVersion: "15",
+			DeviceModel: `Pixel 9 "Pro"`, Browser: "Chrome", InAppBrowser: "Instagram",
+			IP: "2001:db8:1:2::7", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
+			AcceptLanguage: "fr-CH, fr;q=0.9", Referer: `https://news.example/a?b='c'&d=\x`,
+			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "a\x00b", UTMContent: "\\'",
+			TapID: &tap,
+		}
+		n, err := s.InsertClicks(ctx, []analytics.Click{cl})
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+
+		var got fullClickRow
+		require.NoError(t, s.DB().NewSelect().Table("clicks").Where("id = ?", cl.ID).Scan(ctx, &got))
+		got.OccurredAt = got.OccurredAt.UTC()
+		assert.Equal(t, fullClickRow{
+			ID: cl.ID, OrgID: o.ID, LinkID: l.ID, AppID: &app.ID, Domain: l.Domain, Slug: l.Slug,
+			OccurredAt: at.UTC(), Source: "app_open", Platform: "android", OS: "Android", OSVersion: "15",
+			DeviceModel: `Pixel 9 "Pro"`, Browser: "Chrome", InAppBrowser: "Instagram",
+			IP: "2001:db8:1:2::7", IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
+			AcceptLanguage: "fr-CH, fr;q=0.9", Referer: `https://news.example/a?b='c'&d=\x`,
+			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
+			TapID: &tap,
+		}, got)
+		assert.True(t, tableExists(t, s, "clicks"))
+
+		// Times written by the click insert compare with times bun writes.
+		var later int
+		require.NoError(t, s.DB().NewSelect().Table("clicks").ColumnExpr("count(*)").
+			Where("occurred_at > ?", at.Add(-time.Microsecond)).Where("occurred_at < ?", at.Add(time.Microsecond)).
+			Scan(ctx, &later))
+		assert.Equal(t, 1, later)
+	})
+}
+
+// The tap index holds only clicks with a tap id (migration
+// 20261123000005): a redirect's click adds no entry to it.
+func TestClicksTapIndexIsPartial(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		query := "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?"
+		if s.Dialect() == "pg" {
+			query = "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ?"
+		}
+		var def string
+		require.NoError(t, s.DB().QueryRowContext(t.Context(), query, "clicks_org_id_tap_id_key").Scan(&def))
+		assert.Contains(t, strings.ToLower(def), "unique")
+		assert.Contains(t, strings.ToLower(def), "where")
+		assert.Contains(t, strings.ToLower(def), "tap_id is not null")
+	})
+}

@@ -179,6 +179,7 @@ func TestSQLiteConnectionSettings(t *testing.T) {
 	assert.Equal(t, "1", pragma(t, file, "foreign_keys"))
 	assert.Equal(t, "10000", pragma(t, file, "busy_timeout"))
 	assert.Equal(t, "wal", pragma(t, file, "journal_mode"))
+	assert.Equal(t, "1", pragma(t, file, "synchronous"), "NORMAL: a commit under WAL does not wait for the disk")
 }
 
 func TestInMemoryDatabases(t *testing.T) {
