@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
@@ -72,6 +73,14 @@ type Options struct {
 	Clicks ClickRecorder
 	// Clock is the time of clicks and of the lists' windows; time.Now when nil.
 	Clock func() time.Time
+	// Attribution serves POST /v1/attribution/match and, with Orgs, GET
+	// /v1/installs and GET /v1/attribution/attempts.
+	Attribution *attribution.Matcher
+	// Secret is the server secret; a key derived from it signs the cursors
+	// of the installs and attempts lists. If empty, a random key is drawn
+	// for this process: cursors then outlive neither a restart nor the
+	// replica that issued them.
+	Secret []byte
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -157,6 +166,9 @@ func New(opts Options) *API {
 	v1.handleSDK(http.MethodGet, "/sdk/validate", a.validateSDK)
 	if opts.Resolver != nil {
 		v1.handleSDK(http.MethodGet, "/links/resolve/:slug", a.resolveLink)
+	}
+	if opts.Attribution != nil {
+		a.attributionRoutes(v1)
 	}
 	return a
 }

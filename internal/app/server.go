@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
@@ -27,13 +28,19 @@ type Handler struct{ http.Handler }
 
 // API provides the REST API handler.
 var API = fx.Module("api",
-	fx.Provide(NewAPI),
+	fx.Provide(NewAPI, NewMatcher),
 )
+
+// NewMatcher returns the attribution matcher over s with its default model.
+func NewMatcher(s *store.Store) *attribution.Matcher {
+	return attribution.NewMatcher(s, attribution.MatcherOptions{})
+}
 
 // NewAPI returns the /v1 API with health checks.
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
 	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, invitations *org.Invitations, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
-	limiter ratelimit.Limiter, s *store.Store, secret Secret, resolver *linking.Resolver, clicks *analytics.Recorder) *httpapi.API {
+	limiter ratelimit.Limiter, s *store.Store, secret Secret, resolver *linking.Resolver, clicks *analytics.Recorder,
+	matcher *attribution.Matcher) *httpapi.API {
 	return httpapi.New(httpapi.Options{
 		Authenticator: a,
 		Keys:          keys,
@@ -54,10 +61,13 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		DefaultLinkDomain: cfg.DefaultLinkDomain,
 		Params:            params.Options{},
 		Clicks:            clicks,
-		Limiter:           limiter,
-		Ready:             s.Ping,
-		TrustedProxies:    cfg.TrustedProxies,
-		Logger:            log,
+		Attribution:       matcher,
+		// The server secret signs the installs and attempts lists' cursors.
+		Secret:         secret,
+		Limiter:        limiter,
+		Ready:          s.Ping,
+		TrustedProxies: cfg.TrustedProxies,
+		Logger:         log,
 	})
 }
 
