@@ -163,27 +163,6 @@ func (h *pagesHarness) code(t testing.TB, secret string) string {
 	return account.TOTPCode(key, account.TOTPStep(h.clock.Now()))
 }
 
-// enrol turns on two-factor authentication for the browser's user and
-// returns the secret and the backup codes.
-func (b *browser) enrol() (string, []string) {
-	b.t.Helper()
-	p := b.get("/account/2fa")
-	require.Equal(b.t, http.StatusOK, p.status, "body: %s", p.body)
-	m := secretText.FindStringSubmatch(p.body)
-	require.NotNil(b.t, m, "the secret is on the page")
-	secret := m[1]
-	p = b.post("/account/2fa", url.Values{"action": {"confirm"}, "otp": {b.h.code(b.t, secret)}})
-	require.Equal(b.t, http.StatusOK, p.status, "body: %s", p.body)
-	var codes []string
-	for _, c := range backupCode.FindAllStringSubmatch(p.body, -1) {
-		codes = append(codes, c[1])
-	}
-	require.Len(b.t, codes, account.BackupCodeCount)
-	// The next code comes from the next step: the last one is used.
-	b.h.clock.Advance(account.TOTPPeriod)
-	return secret, codes
-}
-
 // auditActions returns the actions of the organization's audit log, oldest first.
 func (h *pagesHarness) auditActions(t testing.TB) []string {
 	events := h.auditEvents(t, h.org.key.raw)

@@ -25,22 +25,22 @@ func NewAccounts(lc fx.Lifecycle, s *store.Store, secret Secret, log *slog.Logge
 		return nil, err
 	}
 	runInBackground(lc, "accounts: expired session purge", func(ctx context.Context) error {
-		purgeSessions(ctx, svc, log, SessionPurgeInterval)
+		t := time.NewTicker(SessionPurgeInterval)
+		defer t.Stop()
+		purgeSessions(ctx, svc, log, t.C)
 		return nil
 	})
 	return svc, nil
 }
 
-// purgeSessions calls PurgeExpired every interval until ctx ends; a failure
+// purgeSessions calls PurgeExpired on every tick until ctx ends; a failure
 // is logged and the next tick tries again.
-func purgeSessions(ctx context.Context, svc *account.Service, log *slog.Logger, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
+func purgeSessions(ctx context.Context, svc *account.Service, log *slog.Logger, ticks <-chan time.Time) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 			n, err := svc.PurgeExpired(ctx)
 			if err != nil && ctx.Err() == nil {
 				log.Warn("purging expired sessions failed", "err", err)
