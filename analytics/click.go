@@ -86,8 +86,22 @@ type Click struct {
 	TapID *uuid.UUID
 	// CountOnly marks a click past the organization's monthly allowance: it
 	// is counted but no row is stored (see the package doc). The recorder
-	// sets it from its Allowance.
+	// sets it from its Allowance, and on the clicks that arrive while its
+	// buffer is full.
 	CountOnly bool
+	// Weight is how many clicks a CountOnly click stands for; 0 means 1.
+	// The recorder sums the clicks that overflow its buffer into one
+	// CountOnly click per organization and minute.
+	Weight int64
+}
+
+// Clicks returns how many clicks c counts for: Weight for a CountOnly
+// click that carries one, else 1.
+func (c *Click) Clicks() int64 {
+	if c.CountOnly && c.Weight > 0 {
+		return c.Weight
+	}
+	return 1
 }
 
 // Normalize prepares c for storage: it cuts the free-text fields to their

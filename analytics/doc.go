@@ -5,10 +5,15 @@
 // # Recording
 //
 // Record puts a click in a bounded in-memory buffer (RecorderOptions.
-// BufferSize, default 10,000) and returns at once; it never waits on the
+// BufferSize, default 20,000) and returns at once; it never waits on the
 // database (DESIGN.md, hot paths). When the buffer is full the click is
-// dropped and counted in Stats.Dropped: a redirect is never slowed down to
-// save a click. Run writes the buffer in batches: as soon as BatchSize
+// still counted but gets no row: it is added to a sum per organization and
+// minute that the next flush adds to the monthly counter as one CountOnly
+// click carrying the sum as its Weight (Stats.Overflowed). So a load beyond
+// what the database can write sheds click rows, never the counts that
+// billing and the allowance read, and never slows a redirect down. (An
+// overflowing SDK tap is not deduplicated, as a counted-only tap past the
+// allowance is not.) Run writes the buffer in batches: as soon as BatchSize
 // clicks (default 500) wait, and every FlushInterval (default 1s). A batch
 // is one transaction of the Store: one multi-row insert, and the
 // organization's monthly counter bumped by the clicks counted. A batch that
@@ -18,8 +23,8 @@
 //
 // When Run's context is done, Record stops taking clicks (it returns false)
 // and Run writes every click it took before returning, within
-// ShutdownTimeout. Once Run has returned, Stats.Accepted equals Written +
-// Duplicates + CountedOnly + Failed.
+// ShutdownTimeout, the overflow sums included. Once Run has returned,
+// Stats.Accepted equals Written + Duplicates + CountedOnly + Failed.
 //
 // One tap records one click: a click whose tap id (the SDK's
 // X-Service-Tap-Id) its organization already has is skipped by the store's

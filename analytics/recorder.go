@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,8 +40,9 @@ func (SystemClock) After(d time.Duration) <-chan time.Time { return time.After(d
 
 // RecorderOptions configure a Recorder. Every zero value means its default.
 type RecorderOptions struct {
-	// BufferSize is how many clicks may wait to be written; Record refuses
-	// more. Default 10,000.
+	// BufferSize is how many clicks may wait to be written. Clicks that
+	// arrive while it is full are counted but not stored (see the package
+	// doc). Default 20,000.
 	BufferSize int
 	// BatchSize is how many clicks one insert writes at most; a batch is
 	// written as soon as it is full. Default 500.
@@ -72,17 +74,22 @@ type RecorderOptions struct {
 // Stats are a recorder's counters since it was made. Once Run has returned,
 // Accepted = Written + Duplicates + CountedOnly + Failed.
 type Stats struct {
-	// Accepted is the clicks Record took.
+	// Accepted is the clicks Record took, Overflowed included.
 	Accepted uint64
-	// Dropped is the clicks Record refused: the buffer was full or the
-	// recorder had shut down.
+	// Dropped is the clicks Record refused because the recorder had shut
+	// down.
 	Dropped uint64
+	// Overflowed is the clicks that arrived while the buffer was full:
+	// taken to be counted, without a row. They are part of CountedOnly
+	// once written.
+	Overflowed uint64
 	// Written is the click rows inserted.
 	Written uint64
 	// Duplicates is the clicks the store skipped: a tap id already recorded,
 	// or a link deleted before the click was written.
 	Duplicates uint64
-	// CountedOnly is the clicks past the allowance, counted but not stored.
+	// CountedOnly is the clicks counted but not stored: past the allowance,
+	// or over the buffer.
 	CountedOnly uint64
 	// Failed is the accepted clicks given up on: their batch failed every
 	// retry, or the shutdown timeout passed.
@@ -109,13 +116,28 @@ type Recorder struct {
 	closed   atomic.Bool
 	inflight atomic.Int64
 
-	accepted, dropped, written, duplicates, countedOnly, failed, failedFlushes atomic.Uint64
+	// overflow sums the clicks that arrived while the buffer was full, by
+	// organization and minute, until Run writes them as CountOnly clicks.
+	overflowMu sync.Mutex
+	overflow   map[overflowKey]*Click
+
+	accepted, dropped, overflowed, written, duplicates, countedOnly, failed, failedFlushes atomic.Uint64
+}
+
+// overflowKey groups overflowing clicks: one organization's clicks of one
+// minute count in the same billing month, as long as a month starts on a
+// whole minute (org.PeriodStart's anchors are whole seconds; a click of
+// the minute that holds a month's start is counted in the month the
+// minute's first click falls in).
+type overflowKey struct {
+	org    uuid.UUID
+	minute int64
 }
 
 // NewRecorder returns a recorder that writes to store. Start it with Run.
 func NewRecorder(store Store, opts RecorderOptions) *Recorder {
 	if opts.BufferSize <= 0 {
-		opts.BufferSize = 10_000
+		opts.BufferSize = 20_000
 	}
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 500
@@ -154,10 +176,12 @@ func NewRecorder(store Store, opts RecorderOptions) *Recorder {
 }
 
 // Record queues c to be written and reports whether it was taken. It never
-// blocks and never touches the database: when the buffer is full, or once
-// Run has begun shutting down, it drops c, counts it in Stats.Dropped and
-// returns false. With an Allowance, it marks c CountOnly when the
-// organization is past its monthly allowance.
+// blocks and never touches the database. When the buffer is full, c is
+// added to a per-organization sum that Run counts with the next batch, and
+// no row is stored for it (Stats.Overflowed). Once Run has begun shutting
+// down, Record drops c, counts it in Stats.Dropped and returns false. With
+// an Allowance, it marks c CountOnly when the organization is past its
+// monthly allowance.
 func (r *Recorder) Record(c Click) bool {
 	r.inflight.Add(1)
 	defer r.inflight.Add(-1)
@@ -179,9 +203,40 @@ func (r *Recorder) Record(c Click) bool {
 		}
 		return true
 	default:
-		r.dropped.Add(1)
-		return false
+		r.addOverflow(&c)
+		return true
 	}
+}
+
+// addOverflow counts c, which found the buffer full, in the overflow sums.
+func (r *Recorder) addOverflow(c *Click) {
+	k := overflowKey{org: c.OrgID, minute: c.OccurredAt.Unix() / 60}
+	r.overflowMu.Lock()
+	if sum := r.overflow[k]; sum != nil {
+		sum.Weight++
+	} else {
+		if r.overflow == nil {
+			r.overflow = map[overflowKey]*Click{}
+		}
+		r.overflow[k] = &Click{
+			OrgID: c.OrgID, LinkID: c.LinkID, OccurredAt: c.OccurredAt, Source: c.Source,
+			CountOnly: true, Weight: 1,
+		}
+	}
+	r.overflowMu.Unlock()
+	r.accepted.Add(1)
+	r.overflowed.Add(1)
+}
+
+// takeOverflow appends the overflow sums to batch and clears them.
+func (r *Recorder) takeOverflow(batch []Click) []Click {
+	r.overflowMu.Lock()
+	defer r.overflowMu.Unlock()
+	for _, c := range r.overflow {
+		batch = append(batch, *c)
+	}
+	clear(r.overflow)
+	return batch
 }
 
 // Stats returns the recorder's counters.
@@ -189,6 +244,7 @@ func (r *Recorder) Stats() Stats {
 	return Stats{
 		Accepted:      r.accepted.Load(),
 		Dropped:       r.dropped.Load(),
+		Overflowed:    r.overflowed.Load(),
 		Written:       r.written.Load(),
 		Duplicates:    r.duplicates.Load(),
 		CountedOnly:   r.countedOnly.Load(),
@@ -214,8 +270,9 @@ func (r *Recorder) Run(ctx context.Context) error {
 			batch = r.fill(write, batch)
 		case <-tick:
 			// Take what waits now too, so that a tick writes everything
-			// recorded before it.
+			// recorded before it, overflow sums included.
 			batch = r.fill(write, batch)
+			batch = r.takeOverflow(batch)
 			if len(batch) > 0 {
 				r.flush(write, batch, r.opts.WriteTimeout)
 				batch = batch[:0]
@@ -260,6 +317,7 @@ func (r *Recorder) shutdown(ctx context.Context, batch []Click) {
 		}
 		runtime.Gosched()
 	}
+	batch = r.takeOverflow(batch)
 	if len(batch) > 0 {
 		r.flush(ctx, batch, r.opts.WriteTimeout)
 	}
@@ -268,14 +326,16 @@ func (r *Recorder) shutdown(ctx context.Context, batch []Click) {
 // flush writes batch, trying again after a growing wait when it fails, and
 // drops it after Retries retries or once ctx is done.
 func (r *Recorder) flush(ctx context.Context, batch []Click, timeout time.Duration) {
-	countOnly := 0
+	var countOnly, clicks uint64
 	for i := range batch {
 		if batch[i].ID == uuid.Nil {
 			batch[i].ID = uuid.Must(uuid.NewV7())
 		}
 		batch[i].Normalize()
+		n := uint64(batch[i].Clicks())
+		clicks += n
 		if batch[i].CountOnly {
-			countOnly++
+			countOnly += n
 		}
 	}
 	backoff := r.opts.RetryBackoff
@@ -286,16 +346,16 @@ func (r *Recorder) flush(ctx context.Context, batch []Click, timeout time.Durati
 			inserted, err = r.insert(ctx, batch, timeout)
 			if err == nil {
 				r.written.Add(uint64(inserted))
-				r.countedOnly.Add(uint64(countOnly))
-				r.duplicates.Add(uint64(len(batch) - inserted - countOnly))
+				r.countedOnly.Add(countOnly)
+				r.duplicates.Add(clicks - uint64(inserted) - countOnly)
 				return
 			}
 			r.failedFlushes.Add(1)
 		}
 		if attempt >= r.opts.Retries || ctx.Err() != nil {
-			r.failed.Add(uint64(len(batch)))
+			r.failed.Add(clicks)
 			r.log.Error("dropping clicks that could not be written",
-				"clicks", len(batch), "attempts", attempt+1, "error", err)
+				"clicks", clicks, "attempts", attempt+1, "error", err)
 			return
 		}
 		r.log.Warn("writing clicks failed; retrying",

@@ -53,25 +53,48 @@ func TestRecorderFlushesOnTheInterval(t *testing.T) {
 	assert.Equal(t, []int{2, 1}, s.sizes())
 }
 
-func TestRecorderDropsWhenTheBufferIsFull(t *testing.T) {
+func TestRecorderCountsClicksOverTheBuffer(t *testing.T) {
 	s := newFakeStore()
 	r := analytics.NewRecorder(s, analytics.RecorderOptions{BufferSize: 2, Clock: newFakeClock(), Logger: quiet})
-	orgID := uuid.New()
+	acme, other := uuid.New(), uuid.New()
 	// Not running: nothing drains the buffer, and Record must not block.
-	assert.True(t, r.Record(click(orgID)))
-	assert.True(t, r.Record(click(orgID)))
-	assert.False(t, r.Record(click(orgID)))
+	assert.True(t, r.Record(click(acme)))
+	assert.True(t, r.Record(click(acme)))
+	for range 5 {
+		assert.True(t, r.Record(click(acme)), "a click over the buffer is taken, to be counted")
+	}
+	assert.True(t, r.Record(click(other)))
+	later := click(acme)
+	later.OccurredAt = later.OccurredAt.Add(time.Minute)
+	assert.True(t, r.Record(later), "another minute is summed apart")
 	st := r.Stats()
-	assert.Equal(t, uint64(2), st.Accepted)
-	assert.Equal(t, uint64(1), st.Dropped)
-	assert.Equal(t, 2, st.Buffered)
+	assert.Equal(t, uint64(9), st.Accepted)
+	assert.Equal(t, uint64(7), st.Overflowed)
+	assert.Zero(t, st.Dropped)
+	assert.Equal(t, 2, st.Buffered, "the buffer stays bounded")
 
 	start(r)()
 	st = r.Stats()
 	assert.Equal(t, uint64(2), st.Written)
+	assert.Equal(t, uint64(7), st.CountedOnly, "every overflowing click is counted")
 	assert.Zero(t, st.Buffered)
-	assert.False(t, r.Record(click(orgID)), "a recorder that shut down takes nothing")
-	assert.Equal(t, uint64(2), r.Stats().Dropped)
+	assert.Equal(t, st.Accepted, st.Written+st.CountedOnly)
+
+	weights := map[uuid.UUID][]int64{}
+	rows := 0
+	for _, c := range s.clicks() {
+		if c.CountOnly {
+			weights[c.OrgID] = append(weights[c.OrgID], c.Weight)
+		} else {
+			rows++
+		}
+	}
+	assert.Equal(t, 2, rows)
+	assert.ElementsMatch(t, []int64{5, 1}, weights[acme], "one counted click per organization and minute")
+	assert.Equal(t, []int64{1}, weights[other])
+
+	assert.False(t, r.Record(click(acme)), "a recorder that shut down takes nothing")
+	assert.Equal(t, uint64(1), r.Stats().Dropped)
 }
 
 func TestRecorderRetriesThenDrops(t *testing.T) {
@@ -128,8 +151,18 @@ func TestRecorderShutdownWritesEveryAcceptedClick(t *testing.T) {
 
 	st := r.Stats()
 	assert.Equal(t, uint64(16000), st.Accepted+st.Dropped)
-	assert.Equal(t, st.Accepted, st.Written, "every accepted click is written")
-	assert.Len(t, s.clicks(), int(st.Written))
+	assert.Equal(t, st.Accepted, st.Written+st.CountedOnly, "every accepted click is written or, over the buffer, counted")
+	assert.Equal(t, st.Overflowed, st.CountedOnly)
+	var rows, counted int64
+	for _, c := range s.clicks() {
+		if c.CountOnly {
+			counted += c.Clicks()
+		} else {
+			rows++
+		}
+	}
+	assert.Equal(t, int64(st.Written), rows)
+	assert.Equal(t, int64(st.CountedOnly), counted)
 	assert.Zero(t, st.Buffered)
 }
 

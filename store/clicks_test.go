@@ -223,13 +223,20 @@ func TestClickCountersPerOrganizationAndMonth(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, int64(4), clickCount(t, s, acme, c.now), "a later batch adds to the counter")
 
+		summed := newClick(l, c.next())
+		summed.CountOnly, summed.Weight = true, 250
+		n, err = s.InsertClicks(ctx, []analytics.Click{summed})
+		require.NoError(t, err)
+		assert.Zero(t, n)
+		assert.Equal(t, int64(254), clickCount(t, s, acme, c.now), "a weighted count-only click counts its weight")
+
 		n64, err := s.ClickCount(ctx, uuid.New(), t0)
 		require.NoError(t, err)
 		assert.Zero(t, n64, "no counter is zero")
 
 		u, err := s.ClickUsage(ctx, acme.ID, c.now)
 		require.NoError(t, err)
-		assert.Equal(t, analytics.Usage{Limit: 10_000, PeriodStart: acme.BillingPeriodStart, Count: 4}, u)
+		assert.Equal(t, analytics.Usage{Limit: 10_000, PeriodStart: acme.BillingPeriodStart, Count: 254}, u)
 		_, err = s.ClickUsage(ctx, uuid.New(), c.now)
 		assert.ErrorIs(t, err, errcode.ErrNotFound)
 	})

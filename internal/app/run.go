@@ -63,10 +63,11 @@ func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.S
 	})
 }
 
-// reportDroppedClicks logs, at most once per interval, how many clicks the
-// recorder refused since the last report because its buffer was full, so
-// that a redirect load beyond what the database can write is never silent.
-func reportDroppedClicks(ctx context.Context, rec *analytics.Recorder, log *slog.Logger, interval time.Duration) {
+// reportOverflow logs, at most once per interval, how many clicks found
+// the recorder's buffer full since the last report (counted, but stored
+// without a row), so that a redirect load beyond what the database can
+// write is never silent.
+func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logger, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	var reported uint64
@@ -76,10 +77,10 @@ func reportDroppedClicks(ctx context.Context, rec *analytics.Recorder, log *slog
 			return
 		case <-t.C:
 			st := rec.Stats()
-			if st.Dropped > reported {
-				log.Warn("click buffer full: clicks were not recorded", "dropped", st.Dropped-reported,
-					"dropped_total", st.Dropped, "written_total", st.Written)
-				reported = st.Dropped
+			if st.Overflowed > reported {
+				log.Warn("click buffer full: clicks were counted but not stored", "overflowed", st.Overflowed-reported,
+					"overflowed_total", st.Overflowed, "written_total", st.Written)
+				reported = st.Overflowed
 			}
 		}
 	}
@@ -93,7 +94,7 @@ func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analyt
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
 	rec := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: allowance, Logger: log})
 	runInBackground(lc, "click recorder", func(ctx context.Context) error {
-		go reportDroppedClicks(ctx, rec, log, 10*time.Second)
+		go reportOverflow(ctx, rec, log, 10*time.Second)
 		err := rec.Run(ctx)
 		allowance.Wait()
 		return err
