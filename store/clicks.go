@@ -148,7 +148,7 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 				continue
 			}
 			if c.CountOnly {
-				counts[periodKey{c.OrgID, org.PeriodStart(anchor, c.OccurredAt)}]++
+				counts[periodKey{c.OrgID, org.PeriodStart(anchor, c.OccurredAt)}] += c.Clicks()
 				continue
 			}
 			if owner, ok := owners[c.LinkID]; !ok || owner != c.OrgID {
