@@ -138,6 +138,7 @@ func NewMatcher(store Store, opts MatcherOptions) *Matcher {
 // request is one Match call's state.
 type request struct {
 	in          *MatchInput
+	apps        []uuid.UUID
 	now         time.Time
 	deviceID    *uuid.UUID
 	signals     Signals
@@ -183,6 +184,9 @@ func (m *Matcher) Match(ctx context.Context, in MatchInput) (MatchResult, error)
 		return MatchResult{}, errcode.New(errcode.KeyAppMismatch, KeyAppMismatchMessage)
 	}
 	r.app = app
+	for i := range apps {
+		r.apps = append(r.apps, apps[i].ID)
+	}
 
 	if in.Request.Platform == PlatformAndroid && in.Request.Referrer != "" {
 		if id, ok := linking.ClickIDFromReferrer(in.Request.Referrer); ok {
@@ -283,7 +287,7 @@ func (m *Matcher) probabilistic(ctx context.Context, r *request) (MatchResult, b
 		return MatchResult{}, true, m.fail(ctx, r, FailNoCandidates)
 	}
 	clicks, err := m.store.CandidateClicks(ctx, CandidateQuery{
-		OrgID: in.OrgID, AppID: *r.app, IPKey: key,
+		OrgID: in.OrgID, AppIDs: r.apps, IPKey: key,
 		Since: r.now.Add(-ProbabilisticWindow), Until: r.now.Add(time.Millisecond), Limit: MaxCandidateClicks,
 	})
 	if err != nil {
@@ -295,6 +299,13 @@ func (m *Matcher) probabilistic(ctx context.Context, r *request) (MatchResult, b
 		class = IPClassCGNAT
 	}
 	r.att.IPClass = classPtr(class)
+	var own []Click
+	for i := range clicks {
+		if sameApp(clicks[i].AppID, r.app) {
+			own = append(own, clicks[i])
+		}
+	}
+	clicks = own
 	r.att.Candidates.Found = len(clicks)
 	if len(clicks) == 0 {
 		return MatchResult{}, true, m.fail(ctx, r, FailNoCandidates)
@@ -387,7 +398,7 @@ func (m *Matcher) sessionOf(ctx context.Context, r *request, c *Click) ([]Click,
 		return out, nil
 	}
 	clicks, err := m.store.CandidateClicks(ctx, CandidateQuery{
-		OrgID: r.in.OrgID, AppID: *c.AppID, IPKey: c.IPKey,
+		OrgID: r.in.OrgID, AppIDs: []uuid.UUID{*c.AppID}, IPKey: c.IPKey,
 		Since: c.OccurredAt.Add(-ClaimSessionWindow), Until: c.OccurredAt.Add(time.Millisecond), Limit: MaxCandidateClicks,
 	})
 	if err != nil {

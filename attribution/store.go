@@ -54,10 +54,14 @@ type PriorInstall struct {
 	InstalledAt time.Time
 }
 
-// CandidateQuery selects the clicks of one app on one IP key since a time.
+// CandidateQuery selects the clicks of some apps on one IP key in a time
+// range.
 type CandidateQuery struct {
 	OrgID uuid.UUID
-	AppID uuid.UUID
+	// AppIDs are the apps whose links' clicks are read: the organization's
+	// every app, so that the devices behind the key are counted across
+	// apps; only the request's app's clicks become candidates.
+	AppIDs []uuid.UUID
 	IPKey string
 	// Since is inclusive, Until exclusive.
 	Since time.Time
@@ -76,7 +80,7 @@ type Store interface {
 	// MatchClick returns click id of the organization with its link's
 	// match_window_hours; errcode.ErrNotFound when there is none.
 	MatchClick(ctx context.Context, orgID, id uuid.UUID) (*Click, error)
-	// CandidateClicks returns the clicks of q.AppID (all platforms) on
+	// CandidateClicks returns the clicks of q.AppIDs (all platforms) on
 	// q.IPKey with q.Since <= occurred_at < q.Until, newest first, at most
 	// q.Limit.
 	CandidateClicks(ctx context.Context, q CandidateQuery) ([]Click, error)

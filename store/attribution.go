@@ -129,7 +129,7 @@ func (s *Store) MatchClick(ctx context.Context, orgID, id uuid.UUID) (*attributi
 func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuery) ([]attribution.Click, error) {
 	var rows []matchClickRow
 	err := s.selectMatchClicks().
-		Where("c.app_id = ? AND c.platform IN (?) AND c.ip_key = ?", q.AppID, bun.List(clickPlatforms), q.IPKey).
+		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", bun.List(q.AppIDs), bun.List(clickPlatforms), q.IPKey).
 		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
 		Where("c.org_id = ?", q.OrgID).
 		OrderExpr("c.occurred_at DESC, c.id DESC").Limit(int64(q.Limit)).Scan(ctx, &rows)
