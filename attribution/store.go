@@ -62,7 +62,7 @@ type CandidateQuery struct {
 	// every app, so that the devices behind the key are counted across
 	// apps; only the request's app's clicks become candidates.
 	AppIDs []uuid.UUID
-	IPKey string
+	IPKey  string
 	// Since is inclusive, Until exclusive.
 	Since time.Time
 	Until time.Time
