@@ -34,7 +34,7 @@ func newAttrHarness(t *testing.T, s *store.Store, opts ...option) *attrHarness {
 	t.Helper()
 	ah := &attrHarness{linkHarness: &linkHarness{}}
 	lh := ah.linkHarness
-	opts = append(opts, withAPI(func(h *harness, o *httpapi.Options) {
+	opts = append([]option{withAPI(func(h *harness, o *httpapi.Options) {
 		lh.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",
@@ -46,7 +46,7 @@ func newAttrHarness(t *testing.T, s *store.Store, opts ...option) *attrHarness {
 		o.Attribution = ah.matcher
 		o.Secret = cursorSecret
 		o.Clock = h.clock.Now
-	}))
+	})}, opts...)
 	lh.harness = newHarness(t, s, opts...)
 	return ah
 }

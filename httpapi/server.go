@@ -103,6 +103,8 @@ type API struct {
 	sdk     map[string]bool     // "METHOD pattern" of SDK routes
 	// devices remembers the classification of the user agents resolves see.
 	devices *linking.DeviceCache
+	// cursors signs the cursors of the installs and attempts lists.
+	cursors cursorSigner
 }
 
 // New returns the API handler.
@@ -111,7 +113,7 @@ func New(opts Options) *API {
 		opts.Logger = slog.Default()
 	}
 	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
-		devices: linking.NewDeviceCache(0)}
+		devices: linking.NewDeviceCache(0), cursors: newCursorSigner(opts.Secret)}
 	a.router = bunrouter.New(
 		bunrouter.Use(a.recoverer, a.requestID),
 		bunrouter.WithNotFoundHandler(a.notFound),
