@@ -5,14 +5,17 @@
 // generation (generate.go), URL validation and normalization (url.go), tags
 // (tags.go), the other text fields (text.go) and the domain rules of POST and
 // PATCH /links (domain_rules.go), device classification and bot detection
-// (device.go, bots.go) and visitor routing (route.go). They import the
-// standard library, errcode and, for device.go, the user-agent parser
-// github.com/mileusna/useragent only; they do no I/O, read no clock and draw no randomness of their own: a slug
+// (device.go, bots.go), visitor routing (route.go) and custom domain names
+// (domain_name.go). They import the standard library, errcode and, for
+// device.go, the user-agent parser github.com/mileusna/useragent and, for
+// domain_name.go, golang.org/x/net/idna only; they do no I/O, read no clock
+// and draw no randomness of their own: a slug
 // generator is handed its source of randomness. Every refusal is an
 // *errcode.Error carrying SPEC.md's code (VALIDATION_ERROR naming the field,
 // INVALID_DOMAIN, DEFAULT_DOMAIN_UNAVAILABLE, SLUG_TAKEN).
 //
-// Nothing in this package imports store, httpapi, bun, fx or net/http.
+// Nothing in this package imports store, httpapi, bun, fx or net/http; the
+// DNS client github.com/miekg/dns is used by cname.go alone.
 //
 // # Decisions where SPEC.md is silent
 //
