@@ -28,19 +28,22 @@ const (
 //
 // where time = f(Δt) × BackgroundWindow in hours, the click-to-install delay
 // density (per hour) against a click arriving uniformly in the window; ip =
-// 1 / max(other sessions on the IP key, MinBackgroundSessions), the rate at
-// which other devices click from that key, so a carrier NAT address shared
-// by hundreds of clicking devices counts for little and a home /64 for a
-// lot; and each signal known on both sides gives SameProb / share when it
-// agrees and (1 - SameProb) / (1 - share) when it differs, share being the
-// signal value's frequency among the other sessions on the key blended with
-// its default share (PriorWeight sessions' worth). A different device model
+// 1 / max(sessions on the IP key, MinBackgroundSessions), the rate at which
+// devices click from that key (the candidate's own session counted, since
+// under "not this install's click" it is one more background click), so a
+// carrier NAT address shared by hundreds of clicking devices counts for
+// little and a home /64 for a lot; and each signal known on both sides gives
+// SameProb / share when it agrees and (1 - SameProb) / (1 - share) when it
+// differs, share being the signal value's frequency among the sessions on
+// the key of other devices plus the candidate's own, blended with its
+// default share (PriorWeight sessions' worth). A different device model
 // or screen is decisive (ratio 0). The probability of session i is
 // odds_i / (1 + Σ odds_j): the sessions compete with each other and with
 // "none of them".
 type Model struct {
 	// PriorOdds are the odds that an install has a causal click on its IP
-	// key before any evidence.
+	// key before any evidence: 0.35, about one install in four. Most
+	// installs are organic or arrive on another network than their click.
 	PriorOdds float64
 	// The delay density f is a mixture: FastShare of installs follow
 	// exponentially with mean FastMean, SlowShare with mean SlowMean, and
@@ -52,8 +55,7 @@ type Model struct {
 	// BackgroundWindow is the span over which other sessions on the IP key
 	// are counted (the candidate fetch window).
 	BackgroundWindow time.Duration
-	// MinBackgroundSessions floors the count of other sessions, so that a key
-	// seen with one device is not infinitely telling.
+	// MinBackgroundSessions floors the count of sessions on the key.
 	MinBackgroundSessions float64
 	// PriorWeight is how many sessions' worth the default shares weigh
 	// against the frequencies observed on the key.
@@ -81,14 +83,14 @@ type SignalModel struct {
 // DefaultModel is the scorer's constants, chosen from published install
 // delay shapes and checked with attrsim (BENCHMARKS.md).
 var DefaultModel = Model{
-	PriorOdds:             0.5,
+	PriorOdds:             0.35,
 	FastShare:             0.70,
 	FastMean:              12 * time.Minute,
 	SlowShare:             0.24,
 	SlowMean:              6 * time.Hour,
 	TailSpan:              7 * 24 * time.Hour,
 	BackgroundWindow:      ProbabilisticWindow,
-	MinBackgroundSessions: 0.5,
+	MinBackgroundSessions: 1,
 	PriorWeight:           5,
 	OSVersion:             SignalModel{SameProb: 0.85, DefaultShare: 0.3},
 	Model:                 SignalModel{SameProb: 0.98, DefaultShare: 0.05},
@@ -233,12 +235,13 @@ type Scored struct {
 	Factors     []Factor
 }
 
-// Decisive reports which signals of the score decided it: the factors
-// that at least doubled or at most halved the odds, in order.
+// Decisive reports which signals of the score decided it, in order: "ip"
+// always (the IP key found the candidate), and every other factor that at
+// least doubled or at most halved the odds.
 func (s *Scored) Decisive() []string {
 	names := []string{}
 	for _, f := range s.Factors {
-		if f.Ratio >= 2 || f.Ratio <= 0.5 {
+		if f.Signal == "ip" || f.Ratio >= 2 || f.Ratio <= 0.5 {
 			names = append(names, f.Signal)
 		}
 	}
@@ -269,7 +272,7 @@ func (m *Model) scoreOne(install Signals, at time.Time, s *Session, bg *Backgrou
 	others, _ := bg.others(s.Key, nil, "")
 	var f []Factor
 	f = append(f, Factor{"time", m.DelayDensity(at.Sub(s.Latest().OccurredAt)) * m.BackgroundWindow.Hours()})
-	f = append(f, Factor{"ip", 1 / math.Max(float64(others), m.MinBackgroundSessions)})
+	f = append(f, Factor{"ip", 1 / math.Max(float64(others+1), m.MinBackgroundSessions)})
 
 	if cmp, ok := CompareOSVersions(install.OSVersion, c.OSVersion); ok {
 		key := func(x Signals) string { return osKey(x.OSVersion) }
@@ -320,7 +323,9 @@ func (m *Model) scoreOne(install Signals, at time.Time, s *Session, bg *Backgrou
 // among other sessions when it agrees, the complements when it differs.
 func (m *Model) ratio(sm SignalModel, defShare float64, bg *Background, key string, get func(Signals) string, value string, same bool) float64 {
 	n, k := bg.others(key, get, value)
-	share := (float64(k) + m.PriorWeight*defShare) / (float64(n) + m.PriorWeight)
+	// The candidate's own session counts too: under "not this install's
+	// click" it is one more draw from the devices behind the key.
+	share := (float64(k) + 1 + m.PriorWeight*defShare) / (float64(n) + 1 + m.PriorWeight)
 	if same {
 		return sm.SameProb / share
 	}
