@@ -25,20 +25,27 @@ const (
 // change without old cursors being misread.
 const cursorVersion = 1
 
+// CursorLifetime is how long a list cursor is accepted after the page that
+// issued it. A cursor keeps the window checked against the plan's look-back
+// when its first page was read; the lifetime bounds how far that window may
+// fall behind the look-back while paging.
+const CursorLifetime = 24 * time.Hour
+
 // cursorState is what a cursor carries: the list, the digest of the filters
 // it was issued for, the window of the first page (so that every page reads
-// the same window even though `to` defaults to "now"), and the position
-// after which the next page starts.
+// the same window even though `to` defaults to "now"), the position after
+// which the next page starts, and when it was issued.
 type cursorState struct {
 	list     listKind
 	filters  [16]byte
 	from, to time.Time
 	at       time.Time
 	id       uuid.UUID
+	issued   time.Time
 }
 
 const (
-	cursorPayload = 1 + 1 + 16 + 8 + 8 + 8 + 16
+	cursorPayload = 1 + 1 + 16 + 8 + 8 + 8 + 16 + 8
 	cursorMAC     = sha256.Size
 )
 
@@ -79,17 +86,22 @@ func (s cursorSigner) encode(st cursorState) string {
 	b = binary.BigEndian.AppendUint64(b, uint64(st.to.UnixNano()))
 	b = binary.BigEndian.AppendUint64(b, uint64(st.at.UnixNano()))
 	b = append(b, st.id[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(st.issued.UnixNano()))
 	b = append(b, s.mac(b)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-var errCursorInvalid = errcode.New(errcode.CursorInvalid,
-	"cursor is not a next_cursor of this list with these filters")
+var (
+	errCursorInvalid = errcode.New(errcode.CursorInvalid,
+		"cursor is not a next_cursor of this list with these filters")
+	errCursorExpired = errcode.New(errcode.CursorInvalid,
+		"cursor has expired; read the list again from its first page")
+)
 
 // decode checks cursor and returns its state when it is one this server
-// issued for list and for the filters whose digest is filters; anything
-// else is 400 CURSOR_INVALID.
-func (s cursorSigner) decode(cursor string, list listKind, filters [16]byte) (cursorState, error) {
+// issued for list and for the filters whose digest is filters, at most
+// CursorLifetime before now; anything else is 400 CURSOR_INVALID.
+func (s cursorSigner) decode(cursor string, list listKind, filters [16]byte, now time.Time) (cursorState, error) {
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil || len(b) != cursorPayload+cursorMAC {
 		return cursorState{}, errCursorInvalid
@@ -111,6 +123,10 @@ func (s cursorSigner) decode(cursor string, list listKind, filters [16]byte) (cu
 	st.to = time.Unix(0, int64(binary.BigEndian.Uint64(payload[26:34]))).UTC()
 	st.at = time.Unix(0, int64(binary.BigEndian.Uint64(payload[34:42]))).UTC()
 	copy(st.id[:], payload[42:58])
+	st.issued = time.Unix(0, int64(binary.BigEndian.Uint64(payload[58:66]))).UTC()
+	if now.Sub(st.issued) > CursorLifetime || st.issued.After(now.Add(time.Minute)) {
+		return cursorState{}, errCursorExpired
+	}
 	return st, nil
 }
 

@@ -20,6 +20,7 @@ func testCursorState() cursorState {
 		to:      at.Add(time.Hour),
 		at:      at,
 		id:      uuid.MustParse("01a20a61-dc24-7637-b517-9e983bf9ad60"),
+		issued:  at,
 	}
 }
 
@@ -27,9 +28,11 @@ func TestCursorRoundTrip(t *testing.T) {
 	s := newCursorSigner([]byte("a server secret of thirty-two by"))
 	st := testCursorState()
 	c := s.encode(st)
-	got, err := s.decode(c, listInstalls, st.filters)
+	got, err := s.decode(c, listInstalls, st.filters, st.issued)
 	require.NoError(t, err)
 	assert.Equal(t, st, got)
+	_, err = s.decode(c, listInstalls, st.filters, st.issued.Add(CursorLifetime))
+	assert.NoError(t, err, "accepted for CursorLifetime")
 	assert.NotContains(t, c, "=", "unpadded")
 	assert.NotContains(t, c, "+")
 	assert.NotContains(t, c, "/")
@@ -41,16 +44,20 @@ func TestCursorRefusals(t *testing.T) {
 	c := s.encode(st)
 	other := filterDigest(listInstalls, "org", "none", "-", "-", "-")
 	cases := map[string]func() error{
-		"another list":  func() error { _, err := s.decode(c, listAttempts, st.filters); return err },
-		"other filters": func() error { _, err := s.decode(c, listInstalls, other); return err },
+		"another list":  func() error { _, err := s.decode(c, listAttempts, st.filters, st.issued); return err },
+		"other filters": func() error { _, err := s.decode(c, listInstalls, other, st.issued); return err },
 		"another secret": func() error {
-			_, err := newCursorSigner([]byte("another secret")).decode(c, listInstalls, st.filters)
+			_, err := newCursorSigner([]byte("another secret")).decode(c, listInstalls, st.filters, st.issued)
 			return err
 		},
-		"truncated":  func() error { _, err := s.decode(c[:len(c)-1], listInstalls, st.filters); return err },
-		"extended":   func() error { _, err := s.decode(c+"A", listInstalls, st.filters); return err },
-		"empty":      func() error { _, err := s.decode("", listInstalls, st.filters); return err },
-		"not base64": func() error { _, err := s.decode("!!!!", listInstalls, st.filters); return err },
+		"truncated":  func() error { _, err := s.decode(c[:len(c)-1], listInstalls, st.filters, st.issued); return err },
+		"extended":   func() error { _, err := s.decode(c+"A", listInstalls, st.filters, st.issued); return err },
+		"empty":      func() error { _, err := s.decode("", listInstalls, st.filters, st.issued); return err },
+		"not base64": func() error { _, err := s.decode("!!!!", listInstalls, st.filters, st.issued); return err },
+		"older than CursorLifetime": func() error {
+			_, err := s.decode(c, listInstalls, st.filters, st.issued.Add(CursorLifetime+time.Millisecond))
+			return err
+		},
 	}
 	for name, run := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -61,7 +68,7 @@ func TestCursorRefusals(t *testing.T) {
 		for i := range c {
 			b := []byte(c)
 			b[i] ^= 0x01
-			_, err := s.decode(string(b), listInstalls, st.filters)
+			_, err := s.decode(string(b), listInstalls, st.filters, st.issued)
 			assert.Error(t, err, "character %d", i)
 		}
 	})
@@ -76,7 +83,7 @@ func FuzzCursorDecode(f *testing.F) {
 	f.Add("")
 	f.Add("AAAA")
 	f.Fuzz(func(t *testing.T, c string) {
-		got, err := s.decode(c, listInstalls, st.filters)
+		got, err := s.decode(c, listInstalls, st.filters, st.issued)
 		if err != nil {
 			return
 		}

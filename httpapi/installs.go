@@ -155,35 +155,37 @@ func (lq listQuery) window(o *org.Organization, now time.Time) (listWindow, erro
 	return w, nil
 }
 
-// page resolves the window and the cursor of a list request: the window of
-// the cursor's first page when a cursor is sent (after checking that it is
-// one of this list with these filters), else the window of the query.
+// listPage resolves the window and the position of a list request at now.
+// With a cursor, after checking that it is one of this list with these
+// filters and not older than CursorLifetime, the window is the one of the
+// cursor's first page, which the rules were checked against then (so that
+// a `from` at the edge of the look-back does not fail halfway through the
+// pages). Without one, the window of the query under rules 1 and 3 to 5.
 func (a *API) listPage(req bunrouter.Request, p *auth.Principal, lq listQuery, list listKind,
-	digest [16]byte) (listWindow, *attribution.Position, error) {
+	digest [16]byte, now time.Time) (listWindow, *attribution.Position, error) {
+	if lq.cursor != nil {
+		st, err := a.cursors.decode(*lq.cursor, list, digest, now)
+		if err != nil {
+			return listWindow{}, nil, err
+		}
+		return listWindow{From: st.from, To: st.to}, &attribution.Position{Time: st.at, ID: st.id}, nil
+	}
 	o, err := a.opts.Orgs.ByID(req.Context(), p.OrgID)
 	if err != nil {
 		return listWindow{}, nil, err
 	}
-	w, err := lq.window(o, a.now().UTC().Truncate(time.Millisecond))
-	if err != nil {
-		return listWindow{}, nil, err
-	}
-	if lq.cursor == nil {
-		return w, nil, nil
-	}
-	st, err := a.cursors.decode(*lq.cursor, list, digest)
-	if err != nil {
-		return listWindow{}, nil, err
-	}
-	return listWindow{From: st.from, To: st.to}, &attribution.Position{Time: st.at, ID: st.id}, nil
+	w, err := lq.window(o, now)
+	return w, nil, err
 }
 
-// next returns the cursor of the page after next, nil when there is none.
-func (a *API) nextCursor(list listKind, digest [16]byte, w listWindow, next *attribution.Position) *string {
+// nextCursor returns the cursor of the page after next, nil when there is
+// none.
+func (a *API) nextCursor(list listKind, digest [16]byte, w listWindow, next *attribution.Position, now time.Time) *string {
 	if next == nil {
 		return nil
 	}
-	c := a.cursors.encode(cursorState{list: list, filters: digest, from: w.From, to: w.To, at: next.Time, id: next.ID})
+	c := a.cursors.encode(cursorState{list: list, filters: digest, from: w.From, to: w.To, at: next.Time, id: next.ID,
+		issued: now})
 	return &c
 }
 
@@ -226,7 +228,8 @@ func (a *API) listInstalls(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	digest := filterDigest(listInstalls, lq.digestParts(p.OrgID, linkPart)...)
-	win, after, err := a.listPage(req, p, lq, listInstalls, digest)
+	now := a.now().UTC().Truncate(time.Millisecond)
+	win, after, err := a.listPage(req, p, lq, listInstalls, digest, now)
 	if err != nil {
 		return err
 	}
@@ -241,7 +244,7 @@ func (a *API) listInstalls(w http.ResponseWriter, req bunrouter.Request) error {
 	}
 	writeJSON(w, http.StatusOK, cursorPage{
 		Data:       page.Data,
-		Pagination: cursorPagination{NextCursor: a.nextCursor(listInstalls, digest, win, page.Next), HasMore: page.HasMore},
+		Pagination: cursorPagination{NextCursor: a.nextCursor(listInstalls, digest, win, page.Next, now), HasMore: page.HasMore},
 		Window:     win,
 	})
 	return nil
@@ -266,7 +269,8 @@ func (a *API) listAttempts(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	digest := filterDigest(listAttempts, lq.digestParts(p.OrgID, matchedPart)...)
-	win, after, err := a.listPage(req, p, lq, listAttempts, digest)
+	now := a.now().UTC().Truncate(time.Millisecond)
+	win, after, err := a.listPage(req, p, lq, listAttempts, digest, now)
 	if err != nil {
 		return err
 	}
@@ -277,7 +281,7 @@ func (a *API) listAttempts(w http.ResponseWriter, req bunrouter.Request) error {
 	}
 	writeJSON(w, http.StatusOK, cursorPage{
 		Data:       page.Data,
-		Pagination: cursorPagination{NextCursor: a.nextCursor(listAttempts, digest, win, page.Next), HasMore: page.HasMore},
+		Pagination: cursorPagination{NextCursor: a.nextCursor(listAttempts, digest, win, page.Next, now), HasMore: page.HasMore},
 		Window:     win,
 	})
 	return nil

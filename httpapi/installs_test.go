@@ -275,6 +275,25 @@ func TestListCursors(t *testing.T) {
 		t.Run("the same filters continue", func(t *testing.T) {
 			assert.Len(t, h.get(t, key, withQuery("/v1/installs", "cursor", cursor)).list(t).Data, 2)
 		})
+		t.Run("a from at the edge of the look-back keeps paging as time passes", func(t *testing.T) {
+			from := rfc(h.clock.Now().Add(-30 * 24 * time.Hour))
+			first := h.get(t, key, withQuery("/v1/installs", "from", from, "limit", "1")).list(t)
+			require.NotNil(t, first.Pagination.NextCursor)
+			h.clock.Advance(time.Hour)
+			assertError(t, h.get(t, key, withQuery("/v1/installs", "from", from)), http.StatusForbidden, errcode.LookbackExceeded)
+			next := h.get(t, key, withQuery("/v1/installs", "from", from, "limit", "1", "cursor", *first.Pagination.NextCursor)).list(t)
+			assert.Len(t, next.Data, 1)
+			assert.Equal(t, first.Window, next.Window)
+		})
+		t.Run("a cursor expires after a day", func(t *testing.T) {
+			page := h.get(t, key, withQuery("/v1/installs", "limit", "1")).list(t)
+			require.NotNil(t, page.Pagination.NextCursor)
+			h.clock.Advance(httpapi.CursorLifetime)
+			assert.Len(t, h.get(t, key, withQuery("/v1/installs", "limit", "1", "cursor", *page.Pagination.NextCursor)).list(t).Data, 1)
+			h.clock.Advance(time.Second)
+			assertError(t, h.get(t, key, withQuery("/v1/installs", "limit", "1", "cursor", *page.Pagination.NextCursor)),
+				http.StatusBadRequest, errcode.CursorInvalid)
+		})
 	})
 }
 
