@@ -54,6 +54,9 @@
 //     account's and the IP's counts. A locked key gets RATE_LIMIT_EXCEEDED
 //     with details.retry_after_seconds. With several replicas each counts
 //     alone until a shared (Redis) Limiter is written.
+//   - At most MaxHashing argon2id checks (twice GOMAXPROCS) run at once;
+//     others queue, and a sign-in whose client has gone is dropped without
+//     counting as a failure.
 //   - Two-factor required by policy: Authenticate reports EnrolmentRequired
 //     when the user has no authenticator; the pages send the user to enrol.
 //     Disabling two-factor authentication is allowed (password and a code);

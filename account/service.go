@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -47,6 +48,10 @@ type Options struct {
 	// TouchInterval is the least time between two last_seen_at writes of one
 	// session; DefaultTouchInterval when zero.
 	TouchInterval time.Duration
+	// MaxHashing bounds the argon2id password checks running at once (each
+	// takes tens of megabytes on purpose), so that a burst of sign-ins
+	// queues instead of exhausting memory; twice GOMAXPROCS when zero.
+	MaxHashing int
 }
 
 // Service signs users in and out, keeps their sessions, two-factor
@@ -57,6 +62,7 @@ type Service struct {
 	box       *secretBox
 	opts      Options
 	dummyHash string
+	hashing   chan struct{}
 }
 
 // NewService returns the account service. serverSecret (at least
@@ -88,7 +94,25 @@ func NewService(store Store, serverSecret []byte, opts Options) (*Service, error
 	if err != nil {
 		return nil, err
 	}
-	return &Service{store: store, box: box, opts: opts, dummyHash: dummy}, nil
+	if opts.MaxHashing <= 0 {
+		opts.MaxHashing = 2 * runtime.GOMAXPROCS(0)
+	}
+	return &Service{store: store, box: box, opts: opts, dummyHash: dummy, hashing: make(chan struct{}, opts.MaxHashing)}, nil
+}
+
+// verifyPassword checks password against hash (org.VerifyPassword) once
+// fewer than MaxHashing checks run; ctx's error when it ends first.
+func (s *Service) verifyPassword(ctx context.Context, hash, password string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-s.hashing }()
+	return org.VerifyPassword(hash, password)
 }
 
 func (s *Service) now() time.Time { return s.opts.Clock().UTC().Truncate(time.Millisecond) }
@@ -238,7 +262,10 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	if utf8.RuneCountInString(pw) > passwordpolicy.MaxLength {
 		pw, hash, u = "", s.dummyHash, nil
 	}
-	ok, err := org.VerifyPassword(hash, pw)
+	ok, err := s.verifyPassword(ctx, hash, pw)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, ctxErr
+	}
 	if err != nil && u != nil {
 		return nil, fmt.Errorf("account: verify password of user %s: %w", u.ID, err)
 	}

@@ -2,6 +2,7 @@ package account_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base32"
 	"strings"
 	"sync"
@@ -455,4 +456,19 @@ func TestPurgeExpired(t *testing.T) {
 	n, err := e.svc.PurgeExpired(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
+}
+
+func TestSignInOfAGoneClientIsNoFailure(t *testing.T) {
+	e := newEnv(t)
+	u := e.user("ann@example.com")
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for range 10 {
+		res, err := e.svc.SignIn(ctx, "ann@example.com", "wrong password!", account.Client{IP: "192.0.2.1"})
+		assert.ErrorIs(t, err, context.Canceled, "no password check once the client has gone")
+		assert.Nil(t, res)
+	}
+	res, err := e.svc.SignIn(t.Context(), u.Email, goodPassword, account.Client{IP: "192.0.2.1"})
+	require.NoError(t, err, "the abandoned attempts locked nothing")
+	assert.NotNil(t, res.Session)
 }

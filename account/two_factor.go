@@ -178,7 +178,7 @@ func (s *Service) checkPassword(ctx context.Context, userID uuid.UUID, password,
 	if utf8.RuneCountInString(password) > passwordpolicy.MaxLength {
 		password = ""
 	}
-	ok, err := org.VerifyPassword(u.PasswordHash, password)
+	ok, err := s.verifyPassword(ctx, u.PasswordHash, password)
 	if err != nil {
 		return nil, err
 	}
