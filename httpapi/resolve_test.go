@@ -484,3 +484,25 @@ func TestResolveOnSuspendedCustomDomain(t *testing.T) {
 		assert.Equal(t, http.StatusOK, h.get(t, sdk, path).status, "the upgrade restores the domain")
 	})
 }
+
+// TestSDKRoutesLimitedPerKeyAndIP proves the resolve is an SDK route: 60
+// requests per minute per key per client IP (SPEC.md, Limits), each IP with
+// its own allowance.
+func TestSDKRoutesLimitedPerKeyAndIP(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newResolveHarness(t, s)
+		o, _ := h.linkOrg(t, "Acme")
+		h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"spring"}`)
+		sdk := h.sdkKey(t, o).raw
+		from := func(ip string) *response {
+			return h.resolve(t, resolve{key: sdk, slug: "spring", headers: map[string]string{"X-Forwarded-For": ip}})
+		}
+		for i := range httpapi.SDKRule.Limit {
+			require.Equal(t, http.StatusOK, from("203.0.113.1").status, "request %d", i+1)
+		}
+		resp := from("203.0.113.1")
+		assertError(t, resp, http.StatusTooManyRequests, errcode.RateLimitExceeded)
+		assert.NotEmpty(t, resp.header.Get("Retry-After"))
+		assert.Equal(t, http.StatusOK, from("203.0.113.2").status, "another client IP has its own allowance")
+	})
+}
