@@ -51,7 +51,7 @@ func (c *clock) Advance(d time.Duration) {
 // fixture is an organization with one app and link on a store, and a
 // Matcher over it.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	s     *store.Store
 	clock *clock
 	m     *attribution.Matcher
@@ -60,7 +60,7 @@ type fixture struct {
 	link  *linking.Link
 }
 
-func newFixture(t *testing.T, s *store.Store) *fixture {
+func newFixture(t testing.TB, s *store.Store) *fixture {
 	t.Helper()
 	f := &fixture{t: t, s: s, clock: &clock{now: t0}}
 	f.m = attribution.NewMatcher(s, attribution.MatcherOptions{Clock: f.clock.Now})

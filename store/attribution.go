@@ -64,6 +64,7 @@ type attemptRow struct {
 // matchClickRow is a click with its link's match window.
 type matchClickRow struct {
 	ID               uuid.UUID  `bun:"id"`
+	OrgID            uuid.UUID  `bun:"org_id"`
 	LinkID           uuid.UUID  `bun:"link_id"`
 	AppID            *uuid.UUID `bun:"app_id"`
 	OccurredAt       time.Time  `bun:"occurred_at"`
@@ -126,18 +127,60 @@ func (s *Store) MatchClick(ctx context.Context, orgID, id uuid.UUID) (*attributi
 }
 
 // CandidateClicks implements attribution.Store.
+//
+// The clicks are read alone, through the (app_id, platform, ip_key,
+// occurred_at) index, and their links' match windows in a second query:
+// joined, SQLite's planner may walk the links and their clicks instead.
 func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuery) ([]attribution.Click, error) {
+	if len(q.AppIDs) == 0 {
+		return nil, nil
+	}
 	var rows []matchClickRow
-	err := s.selectMatchClicks().
+	err := s.db.NewSelect().TableExpr("clicks AS c").
+		ColumnExpr("c.id, c.link_id, c.app_id, c.occurred_at, c.platform, c.os_version, c.device_model").
+		ColumnExpr("c.user_agent, c.accept_language, c.ip_key, c.claimed_by_install, c.org_id").
 		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", bun.List(q.AppIDs), bun.List(clickPlatforms), q.IPKey).
 		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
-		Where("c.org_id = ?", q.OrgID).
 		OrderExpr("c.occurred_at DESC, c.id DESC").Limit(int64(q.Limit)).Scan(ctx, &rows)
 	if err != nil {
 		return nil, s.err("candidate clicks", err)
 	}
+	// The organization is checked here rather than in the query: with it
+	// there, SQLite's planner prefers the (org_id, occurred_at) index and
+	// reads the organization's whole day.
+	own := rows[:0]
+	for i := range rows {
+		if rows[i].OrgID == q.OrgID {
+			own = append(own, rows[i])
+		}
+	}
+	rows = own
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	var linkIDs []uuid.UUID
+	seen := map[uuid.UUID]bool{}
+	for i := range rows {
+		if !seen[rows[i].LinkID] {
+			seen[rows[i].LinkID] = true
+			linkIDs = append(linkIDs, rows[i].LinkID)
+		}
+	}
+	var windows []struct {
+		ID               uuid.UUID `bun:"id"`
+		MatchWindowHours *int      `bun:"match_window_hours"`
+	}
+	if err := s.db.NewSelect().Table("links").Column("id", "match_window_hours").
+		Where("org_id = ? AND id IN (?)", q.OrgID, bun.List(linkIDs)).Scan(ctx, &windows); err != nil {
+		return nil, s.err("candidate clicks", err)
+	}
+	byLink := make(map[uuid.UUID]*int, len(windows))
+	for _, w := range windows {
+		byLink[w.ID] = w.MatchWindowHours
+	}
 	out := make([]attribution.Click, len(rows))
 	for i := range rows {
+		rows[i].MatchWindowHours = byLink[rows[i].LinkID]
 		out[i] = rows[i].click()
 	}
 	return out, nil

@@ -1,0 +1,208 @@
+package attribution_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/store/storetest"
+)
+
+// benchClickRow is a clicks row for the benchmark's bulk load.
+type benchClickRow struct {
+	bun.BaseModel `bun:"table:clicks"`
+
+	ID             uuid.UUID  `bun:"id"`
+	OrgID          uuid.UUID  `bun:"org_id"`
+	LinkID         uuid.UUID  `bun:"link_id"`
+	AppID          *uuid.UUID `bun:"app_id"`
+	Domain         string     `bun:"domain"`
+	Slug           string     `bun:"slug"`
+	OccurredAt     time.Time  `bun:"occurred_at"`
+	Source         string     `bun:"source"`
+	Platform       string     `bun:"platform"`
+	OS             string     `bun:"os"`
+	OSVersion      string     `bun:"os_version"`
+	DeviceModel    string     `bun:"device_model"`
+	Browser        string     `bun:"browser"`
+	InAppBrowser   string     `bun:"in_app_browser"`
+	IP             string     `bun:"ip"`
+	IPKey          string     `bun:"ip_key"`
+	UserAgent      string     `bun:"user_agent"`
+	AcceptLanguage string     `bun:"accept_language"`
+	Referer        string     `bun:"referer"`
+	UTMSource      string     `bun:"utm_source"`
+	UTMMedium      string     `bun:"utm_medium"`
+	UTMCampaign    string     `bun:"utm_campaign"`
+	UTMTerm        string     `bun:"utm_term"`
+	UTMContent     string     `bun:"utm_content"`
+}
+
+// benchWorld is a store holding benchClicks() clicks of the last day.
+type benchWorld struct {
+	f    *fixture
+	ips  []string
+	cgn  []string
+	apps []*linking.App
+}
+
+var (
+	benchOnce  = map[string]*benchWorld{}
+	benchMu    sync.Mutex
+	benchAgent = []string{iosSafari17_5, androidPixel8C, androidSamsung,
+		"Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36"}
+)
+
+// benchClicks is how many clicks the benchmark loads: one million, or
+// HOPLINK_BENCH_CLICKS.
+func benchClicks() int {
+	if v, err := strconv.Atoi(os.Getenv("HOPLINK_BENCH_CLICKS")); err == nil && v > 0 {
+		return v
+	}
+	return 1_000_000
+}
+
+// loadBenchWorld fills s with an organization of three apps and
+// benchClicks() clicks over the last 24 hours: 80% from 250,000 home
+// addresses (a few clicks each), 20% from 200 carrier NAT addresses (about
+// a thousand each).
+func loadBenchWorld(b *testing.B, name string, s *store.Store) *benchWorld {
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if w := benchOnce[name]; w != nil {
+		return w
+	}
+	f := newFixture(b, s)
+	w := &benchWorld{f: f, apps: []*linking.App{f.app, f.newApp(f.org.ID, "com.acme.b", "com.acme.b"), f.newApp(f.org.ID, "com.acme.c", "com.acme.c")}}
+	var links []*linking.Link
+	for _, a := range w.apps {
+		for range 4 {
+			links = append(links, f.newLink(f.org.ID, &a.ID, nil))
+		}
+	}
+	r := rand.New(rand.NewSource(1))
+	for i := range 250_000 {
+		w.ips = append(w.ips, fmt.Sprintf("11.%d.%d.%d", i>>16&255, i>>8&255, i&255))
+	}
+	for i := range 200 {
+		w.cgn = append(w.cgn, fmt.Sprintf("12.0.%d.%d", i>>8, i&255))
+	}
+	n := benchClicks()
+	now := f.clock.Now()
+	ctx := context.Background()
+	const batch = 800
+	rows := make([]benchClickRow, 0, batch)
+	flush := func() {
+		if len(rows) == 0 {
+			return
+		}
+		_, err := s.DB().NewInsert().Model(&rows).Exec(ctx)
+		require.NoError(b, err)
+		rows = rows[:0]
+	}
+	for i := range n {
+		ip := w.ips[r.Intn(len(w.ips))]
+		if r.Intn(5) == 0 {
+			ip = w.cgn[r.Intn(len(w.cgn))]
+		}
+		l := links[r.Intn(len(links))]
+		ua := benchAgent[r.Intn(len(benchAgent))]
+		d := linking.ClassifyDevice(ua)
+		rows = append(rows, benchClickRow{
+			ID: uuid.Must(uuid.NewV7()), OrgID: f.org.ID, LinkID: l.ID, AppID: l.AppID, Domain: l.Domain, Slug: l.Slug,
+			OccurredAt: now.Add(-time.Duration(r.Int63n(int64(24 * time.Hour)))), Source: "redirect",
+			Platform: string(d.Platform), OS: d.OS, OSVersion: d.OSVersion, DeviceModel: d.Model, Browser: d.Browser,
+			IP: ip, IPKey: ip, UserAgent: ua, AcceptLanguage: "en-US,en;q=0.9",
+		})
+		if len(rows) == batch {
+			flush()
+		}
+		if i > 0 && i%200_000 == 0 {
+			b.Logf("%s: %d clicks loaded", name, i)
+		}
+	}
+	flush()
+	benchOnce[name] = w
+	return w
+}
+
+// benchMatch runs b.N matches from random addresses of the world and reports
+// the latency's p50 and p99.
+func benchMatch(b *testing.B, w *benchWorld) {
+	r := rand.New(rand.NewSource(2))
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		ip := w.ips[r.Intn(len(w.ips))]
+		if r.Intn(5) == 0 {
+			ip = w.cgn[r.Intn(len(w.cgn))]
+		}
+		req := iosRequest()
+		if r.Intn(2) == 0 {
+			req = androidRequest()
+		}
+		app := w.apps[r.Intn(len(w.apps))]
+		in := attribution.MatchInput{OrgID: w.f.org.ID, AppHeader: "com.acme." + []string{"shop", "b", "c"}[indexOf(w.apps, app)], Request: req, ClientIP: netip.MustParseAddr(ip)}
+		start := time.Now()
+		if _, err := w.f.m.Match(context.Background(), in); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)*50/100].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
+}
+
+func indexOf(apps []*linking.App, a *linking.App) int {
+	for i := range apps {
+		if apps[i] == a {
+			return i
+		}
+	}
+	return 0
+}
+
+// BenchmarkMatch measures one match against a store holding one million
+// clicks of the last day (HOPLINK_BENCH_CLICKS to change it), on a SQLite
+// file and, when HOPLINK_TEST_POSTGRES is set, on PostgreSQL. Loading the
+// clicks takes a minute or two per database.
+func BenchmarkMatch(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) {
+		benchMu.Lock()
+		w := benchOnce["sqlite"]
+		benchMu.Unlock()
+		if w == nil {
+			s, err := store.Open(context.Background(), filepath.Join(os.TempDir(), "hoplink-bench-"+uuid.NewString()+".db"))
+			require.NoError(b, err)
+			require.NoError(b, s.Migrate(context.Background()))
+			w = loadBenchWorld(b, "sqlite", s)
+		}
+		benchMatch(b, w)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		benchMu.Lock()
+		w := benchOnce["postgres"]
+		benchMu.Unlock()
+		if w == nil {
+			w = loadBenchWorld(b, "postgres", storetest.Postgres(b))
+		}
+		benchMatch(b, w)
+	})
+}
