@@ -184,12 +184,13 @@ func indexOf(apps []*linking.App, a *linking.App) int {
 // file and, when HOPLINK_TEST_POSTGRES is set, on PostgreSQL. Loading the
 // clicks takes a minute or two per database.
 func BenchmarkMatch(b *testing.B) {
+	dir := b.TempDir()
 	b.Run("sqlite", func(b *testing.B) {
 		benchMu.Lock()
 		w := benchOnce["sqlite"]
 		benchMu.Unlock()
 		if w == nil {
-			s, err := store.Open(context.Background(), filepath.Join(os.TempDir(), "hoplink-bench-"+uuid.NewString()+".db"))
+			s, err := store.Open(context.Background(), filepath.Join(dir, "bench.db"))
 			require.NoError(b, err)
 			require.NoError(b, s.Migrate(context.Background()))
 			w = loadBenchWorld(b, "sqlite", s)
