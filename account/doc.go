@@ -52,8 +52,9 @@
 //     address after 20, doubling with each further failure up to an hour, and
 //     forgets a key a day after its last failure. A success resets the
 //     account's and the IP's counts. A locked key gets RATE_LIMIT_EXCEEDED
-//     with details.retry_after_seconds. With several replicas each counts
-//     alone until a shared (Redis) Limiter is written.
+//     with details.retry_after_seconds. With --redis the servers count in
+//     Redis instead (ratelimit.RedisLockout, the same rules), so a lockout
+//     holds on every replica.
 //   - At most MaxHashing argon2id checks (twice GOMAXPROCS) run at once;
 //     others queue, and a sign-in whose client has gone is dropped without
 //     counting as a failure.

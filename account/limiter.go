@@ -1,6 +1,7 @@
 package account
 
 import (
+	"strings"
 	"sync"
 	"time"
 )
@@ -36,6 +37,16 @@ var (
 	AccountLockout = Lockout{Threshold: 5, Base: time.Minute, Max: time.Hour, Forget: 24 * time.Hour}
 	IPLockout      = Lockout{Threshold: 20, Base: time.Minute, Max: time.Hour, Forget: 24 * time.Hour}
 )
+
+// DefaultLockout returns the default rule of key: IPLockout for the keys of
+// IP addresses ("ip:..."), AccountLockout for every other key. A shared
+// Limiter applies it as MemoryLimiter does.
+func DefaultLockout(key string) Lockout {
+	if strings.HasPrefix(key, "ip:") {
+		return IPLockout
+	}
+	return AccountLockout
+}
 
 type failures struct {
 	count       int

@@ -57,6 +57,14 @@
 // reported as ErrUnavailable too. ErrUnavailable is deliberately not errcode.ErrUnavailable, which
 // turns into a 503.
 //
+// # Sign-in lockouts
+//
+// RedisLockout keeps package account's failed-sign-in counts in Redis (it
+// implements account.Limiter without importing account): a hash per key
+// with the failure count and the times of the last failure and of the
+// lock's end, updated by one Lua script, so that replicas share lockouts.
+// It fails open like the rate limits.
+//
 // # Imports
 //
 // This package imports the standard library and go-redis only. It must not

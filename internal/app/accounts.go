@@ -9,6 +9,7 @@ import (
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/audit"
+	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 )
 
@@ -18,9 +19,15 @@ const SessionPurgeInterval = 10 * time.Minute
 
 // NewAccounts returns the account service over s, its TOTP secrets sealed
 // with the server secret, and deletes expired sessions and pending sign-ins
-// every SessionPurgeInterval while the application runs.
-func NewAccounts(lc fx.Lifecycle, s *store.Store, secret Secret, log *slog.Logger) (*account.Service, error) {
-	svc, err := account.NewService(s, secret, account.Options{})
+// every SessionPurgeInterval while the application runs. With --redis the
+// failed sign-ins are counted in Redis, so that a lockout holds on every
+// replica; otherwise in this process.
+func NewAccounts(lc fx.Lifecycle, s *store.Store, secret Secret, limiter ratelimit.Limiter, log *slog.Logger) (*account.Service, error) {
+	var opts account.Options
+	if r, ok := limiter.(*ratelimit.Redis); ok {
+		opts.Limiter = r.Lockout(lockoutRule, log)
+	}
+	svc, err := account.NewService(s, secret, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -51,6 +58,12 @@ func purgeSessions(ctx context.Context, svc *account.Service, log *slog.Logger, 
 			}
 		}
 	}
+}
+
+// lockoutRule is account's default lockout rule of key.
+func lockoutRule(key string) ratelimit.LockoutRule {
+	r := account.DefaultLockout(key)
+	return ratelimit.LockoutRule{Threshold: r.Threshold, Base: r.Base, Max: r.Max, Forget: r.Forget}
 }
 
 // NewAudit returns the audit log over s, its cursors signed with the server
