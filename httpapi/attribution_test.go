@@ -2,7 +2,10 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -189,5 +192,46 @@ func TestAttributionMatch(t *testing.T) {
 			resp := h.match(t, k.RawKey, "", `{"platform":"ios","fingerprint_version":"basic","sdk_version":"1"}`)
 			assertError(t, resp, http.StatusForbidden, errcode.Forbidden)
 		})
+	})
+}
+
+// TestAttributionMatchConcurrentClaims sends concurrent matches naming one
+// click from different devices: exactly one claims it.
+func TestAttributionMatchConcurrentClaims(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newAttrHarness(t, s)
+		o, app := h.linkOrg(t, "Acme")
+		sdk := h.sdkKey(t, o).raw
+		l := h.create(t, o.key.raw, `{"destination_url":"https://shop.example/p","slug":"spring","app_id":"`+app.ID.String()+`"}`)
+		click := h.click(t, l)
+		const n = 8
+		var wg sync.WaitGroup
+		results := make(chan string, n)
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, err := h.send(t, request{method: http.MethodPost, path: "/v1/attribution/match", key: sdk, body: matchBody(click)})
+				if err != nil || resp.status != http.StatusOK {
+					results <- "error"
+					return
+				}
+				var m map[string]any
+				if json.Unmarshal(resp.body, &m) != nil {
+					results <- "error"
+					return
+				}
+				results <- fmt.Sprint(m["matched"])
+			}()
+		}
+		wg.Wait()
+		close(results)
+		counts := map[string]int{}
+		for r := range results {
+			counts[r]++
+		}
+		assert.Equal(t, map[string]int{"true": 1, "false": n - 1}, counts)
+		assert.Equal(t, 1, h.count(t, "installs", o.ID))
+		assert.Equal(t, n, h.count(t, "attribution_attempts", o.ID))
 	})
 }
