@@ -77,6 +77,13 @@ func TestServeProcess(t *testing.T) {
 		assert.Equal(t, http.StatusUnauthorized, status, "%s", body)
 		assertEnvelope(t, body, "UNAUTHORIZED")
 
+		// The sign-in page is on the service host, not on link domains.
+		status, body = srv.get(t, "localhost", "/login", "")
+		assert.Equal(t, http.StatusOK, status, "%s", body)
+		assert.Contains(t, string(body), `name="csrf_token"`)
+		status, _ = srv.get(t, "hop.localhost", "/login", "")
+		assert.Equal(t, http.StatusNotFound, status, "a link domain has no sign-in page")
+
 		// Any other host is a link domain, even with a valid key; its 404
 		// is an HTML page unless the client prefers JSON.
 		status, body = srv.get(t, "hop.localhost", "/v1/organizations/"+orgID, rawKey)
