@@ -45,7 +45,8 @@ type cursorState struct {
 }
 
 const (
-	cursorPayload = 1 + 1 + 16 + 8 + 8 + 8 + 16 + 8
+	cursorTime    = 8 + 4 // Unix seconds and nanoseconds, for any year
+	cursorPayload = 1 + 1 + 16 + 3*cursorTime + 16 + cursorTime
 	cursorMAC     = sha256.Size
 )
 
@@ -82,11 +83,11 @@ func (s cursorSigner) encode(st cursorState) string {
 	b := make([]byte, 0, cursorPayload+cursorMAC)
 	b = append(b, cursorVersion, byte(st.list))
 	b = append(b, st.filters[:]...)
-	b = binary.BigEndian.AppendUint64(b, uint64(st.from.UnixNano()))
-	b = binary.BigEndian.AppendUint64(b, uint64(st.to.UnixNano()))
-	b = binary.BigEndian.AppendUint64(b, uint64(st.at.UnixNano()))
+	b = appendTime(b, st.from)
+	b = appendTime(b, st.to)
+	b = appendTime(b, st.at)
 	b = append(b, st.id[:]...)
-	b = binary.BigEndian.AppendUint64(b, uint64(st.issued.UnixNano()))
+	b = appendTime(b, st.issued)
 	b = append(b, s.mac(b)...)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
@@ -119,11 +120,12 @@ func (s cursorSigner) decode(cursor string, list listKind, filters [16]byte, now
 	if !hmac.Equal(st.filters[:], filters[:]) {
 		return cursorState{}, errCursorInvalid
 	}
-	st.from = time.Unix(0, int64(binary.BigEndian.Uint64(payload[18:26]))).UTC()
-	st.to = time.Unix(0, int64(binary.BigEndian.Uint64(payload[26:34]))).UTC()
-	st.at = time.Unix(0, int64(binary.BigEndian.Uint64(payload[34:42]))).UTC()
-	copy(st.id[:], payload[42:58])
-	st.issued = time.Unix(0, int64(binary.BigEndian.Uint64(payload[58:66]))).UTC()
+	rest := payload[18:]
+	st.from, rest = readTime(rest)
+	st.to, rest = readTime(rest)
+	st.at, rest = readTime(rest)
+	copy(st.id[:], rest[:16])
+	st.issued, _ = readTime(rest[16:])
 	if now.Sub(st.issued) > CursorLifetime || st.issued.After(now.Add(time.Minute)) {
 		return cursorState{}, errCursorExpired
 	}
@@ -145,4 +147,19 @@ func filterDigest(list listKind, parts ...string) [16]byte {
 	var out [16]byte
 	copy(out[:], h.Sum(nil))
 	return out
+}
+
+// appendTime appends t as Unix seconds and nanoseconds, which, unlike Unix
+// nanoseconds, cover every year a query may name.
+func appendTime(b []byte, t time.Time) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(t.Unix()))
+	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
+}
+
+// readTime reads a time appendTime wrote from the start of b and returns
+// the rest of b.
+func readTime(b []byte) (time.Time, []byte) {
+	sec := int64(binary.BigEndian.Uint64(b))
+	nsec := int64(binary.BigEndian.Uint32(b[8:]))
+	return time.Unix(sec, nsec).UTC(), b[cursorTime:]
 }

@@ -272,6 +272,14 @@ func TestListCursors(t *testing.T) {
 			h2 := newAttrHarness(t, s, withAPI(func(_ *harness, o *httpapi.Options) { o.Secret = []byte("another secret of thirty-two bytes") }))
 			assertError(t, h2.get(t, key, withQuery("/v1/installs", "cursor", cursor)), http.StatusBadRequest, errcode.CursorInvalid)
 		})
+		t.Run("a to far in the future pages", func(t *testing.T) {
+			query := []string{"to", "9999-12-31T23:59:59.999999999Z", "limit", "1"}
+			first := h.get(t, key, withQuery("/v1/installs", query...)).list(t)
+			require.NotNil(t, first.Pagination.NextCursor)
+			next := h.get(t, key, withQuery("/v1/installs", append(query, "cursor", *first.Pagination.NextCursor)...)).list(t)
+			assert.Len(t, next.Data, 1)
+			assert.Equal(t, first.Window, next.Window)
+		})
 		t.Run("the same filters continue", func(t *testing.T) {
 			assert.Len(t, h.get(t, key, withQuery("/v1/installs", "cursor", cursor)).list(t).Data, 2)
 		})
