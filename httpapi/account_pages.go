@@ -70,7 +70,10 @@ type accountPages struct {
 	accounts *account.Service
 	csrfKey  []byte
 	secure   bool
-	clock    func() time.Time
+	// publicHost is the public URL's host, an origin the forms may come
+	// from besides the request's own Host (a proxy may rewrite Host).
+	publicHost string
+	clock      func() time.Time
 }
 
 func newAccountPages(a *API, opts AccountPagesOptions) *accountPages {
@@ -85,6 +88,9 @@ func newAccountPages(a *API, opts AccountPagesOptions) *accountPages {
 		csrfKey:  deriveKey(secret, "hoplink account pages csrf v1"),
 		secure:   opts.PublicURL != nil && opts.PublicURL.Scheme == "https",
 		clock:    opts.Clock,
+	}
+	if opts.PublicURL != nil {
+		p.publicHost = opts.PublicURL.Host
 	}
 	if p.clock == nil {
 		p.clock = time.Now

@@ -259,7 +259,7 @@ func (p *accountPages) validCSRF(r *http.Request) bool {
 	}
 	if origin := r.Header.Get("Origin"); origin != "" {
 		u, err := url.Parse(origin)
-		if err != nil || u.Host != r.Host {
+		if err != nil || u.Host == "" || u.Host != r.Host && u.Host != p.publicHost {
 			return false
 		}
 	}

@@ -322,7 +322,11 @@ func TestSecureCookiesOverHTTPS(t *testing.T) {
 		// The test client speaks plain HTTP, so it would not send a Secure
 		// cookie back: send it by hand.
 		form := url.Values{"email": {m.email}, "password": {testPassword}, httpapi.AccountCSRFField: {b.csrf()}}
-		p = b.do(http.MethodPost, "/login", form, map[string]string{"Cookie": csrf.Name + "=" + csrf.Value})
+		p = b.do(http.MethodPost, "/login", form, map[string]string{"Cookie": csrf.Name + "=" + csrf.Value, "Origin": "https://evil.example"})
+		assert.Equal(t, http.StatusForbidden, p.status, "another origin")
+		// Behind a proxy that rewrites Host, the browser's Origin is the
+		// public URL's.
+		p = b.do(http.MethodPost, "/login", form, map[string]string{"Cookie": csrf.Name + "=" + csrf.Value, "Origin": "https://hoplink.example"})
 		require.Equal(t, http.StatusSeeOther, p.status, "body: %s", p.body)
 		c := setCookie(p, httpapi.SecureSessionCookieName)
 		require.NotNil(t, c)
