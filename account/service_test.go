@@ -472,3 +472,29 @@ func TestSignInOfAGoneClientIsNoFailure(t *testing.T) {
 	require.NoError(t, err, "the abandoned attempts locked nothing")
 	assert.NotNil(t, res.Session)
 }
+
+func TestRefusedSignInsNameTheUserForTheAuditLog(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	u := e.user("ann@example.com")
+	c := account.Client{IP: "192.0.2.1"}
+
+	res, err := e.svc.SignIn(ctx, "ann@example.com", "wrong password!", c)
+	assert.Equal(t, errcode.Unauthorized, codeOf(err))
+	require.NotNil(t, res)
+	assert.Equal(t, u.ID, res.UserID, "a wrong password names the user")
+	assert.Nil(t, res.Session)
+
+	res, err = e.svc.SignIn(ctx, "ghost@example.com", "wrong password!", c)
+	assert.Equal(t, errcode.Unauthorized, codeOf(err))
+	assert.Nil(t, res, "an unknown email names no one")
+
+	for range 4 {
+		_, _ = e.svc.SignIn(ctx, "ann@example.com", "wrong password!", c)
+	}
+	res, err = e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
+	assert.Equal(t, errcode.RateLimitExceeded, codeOf(err))
+	require.NotNil(t, res)
+	assert.Equal(t, u.ID, res.UserID, "a locked sign-in names the user")
+	assert.Nil(t, res.Session, "and signs no one in")
+}

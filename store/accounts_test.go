@@ -249,3 +249,24 @@ func TestAccountRowsCascade(t *testing.T) {
 		assert.Zero(t, countRows(t, s, "org_security_policies"), "the policy goes with its organization")
 	})
 }
+
+func TestUserMemberships(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		zeta := createOrg(t, s, c, "zeta")
+		alpha := createOrg(t, s, c, "alpha")
+		createOrg(t, s, c, "other")
+		u := createUser(t, s, c, "ann@example.com")
+		none, err := s.UserMemberships(ctx, u.ID)
+		require.NoError(t, err)
+		assert.Empty(t, none, "a user in no organization")
+		addMember(t, s, c, zeta.ID, u, auth.RoleOwner)
+		addMember(t, s, c, alpha.ID, u, auth.RoleMember)
+		got, err := s.UserMemberships(ctx, u.ID)
+		require.NoError(t, err)
+		assert.Equal(t, []account.Membership{
+			{OrgID: alpha.ID, OrgName: alpha.Name, Role: auth.RoleMember},
+			{OrgID: zeta.ID, OrgName: zeta.Name, Role: auth.RoleOwner},
+		}, got, "by organization name, with the user's role in each")
+	})
+}
