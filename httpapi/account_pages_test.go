@@ -694,3 +694,25 @@ func TestSignedOutPostsGoToSignIn(t *testing.T) {
 		assert.Equal(t, http.StatusSeeOther, b.get("/account/2fa").status)
 	})
 }
+
+func TestSignInRotatesTheSession(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newPagesHarness(t, s)
+		m := h.member(t, auth.RoleMember)
+		b := h.browser(t, "198.51.100.70")
+		first := b.signIn(m.email, testPassword, "")
+		require.Equal(t, http.StatusSeeOther, first.status)
+		old := setCookie(first, httpapi.SessionCookieName)
+		require.NotNil(t, old)
+		second := b.signIn(m.email, testPassword, "")
+		require.Equal(t, http.StatusSeeOther, second.status, "signing in again while signed in")
+		fresh := setCookie(second, httpapi.SessionCookieName)
+		require.NotNil(t, fresh)
+		assert.NotEqual(t, old.Value, fresh.Value, "a new session id")
+		sessions, err := h.accounts.Sessions(t.Context(), m.id)
+		require.NoError(t, err)
+		assert.Len(t, sessions, 1, "the session the browser presented is gone")
+		_, err = h.accounts.Authenticate(t.Context(), old.Value)
+		assert.Error(t, err, "the old id no longer signs in")
+	})
+}
