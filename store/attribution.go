@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"sort"
 	"strings"
 	"time"
 
@@ -219,12 +220,31 @@ func (s *Store) ReplayInstall(ctx context.Context, orgID uuid.UUID, appID, devic
 	default:
 		return nil, s.err("replay install", sql.ErrNoRows)
 	}
-	var row installRow
-	err := q.Where("i.installed_at >= ?", since.UTC()).OrderExpr("i.installed_at DESC, i.id DESC").Limit(1).Scan(ctx, &row)
+	// No ORDER BY: with one, SQLite's planner walks the (org_id,
+	// installed_at) index over every install of the window instead of the
+	// device's or fingerprint's few. The newest is picked here.
+	var rows []installRow
+	err := q.Where("i.installed_at >= ?", since.UTC()).Scan(ctx, &rows)
 	if err != nil {
 		return nil, s.err("replay install", err)
 	}
-	return row.record()
+	if len(rows) == 0 {
+		return nil, s.err("replay install", sql.ErrNoRows)
+	}
+	best := &rows[0]
+	for i := range rows {
+		if newerInstall(&rows[i], best) {
+			best = &rows[i]
+		}
+	}
+	return best.record()
+}
+
+func newerInstall(a, b *installRow) bool {
+	if !a.InstalledAt.Equal(b.InstalledAt) {
+		return a.InstalledAt.After(b.InstalledAt)
+	}
+	return a.ID.String() > b.ID.String()
 }
 
 // DeviceInstalls implements attribution.Store.
@@ -233,12 +253,14 @@ func (s *Store) DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID, u
 		AppID       *uuid.UUID `bun:"app_id"`
 		InstalledAt time.Time  `bun:"installed_at"`
 	}
+	// Sorted here, not by the query: see ReplayInstall.
 	err := s.db.NewSelect().Model((*installRow)(nil)).Column("app_id", "installed_at").
 		Where("i.org_id = ? AND i.device_id = ? AND i.installed_at < ?", orgID, deviceID, until.UTC()).
-		OrderExpr("i.installed_at DESC, i.id DESC").Scan(ctx, &rows)
+		Scan(ctx, &rows)
 	if err != nil {
 		return nil, s.err("device installs", err)
 	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].InstalledAt.After(rows[j].InstalledAt) })
 	out := make([]attribution.PriorInstall, len(rows))
 	for i, r := range rows {
 		out[i] = attribution.PriorInstall{AppID: r.AppID, InstalledAt: r.InstalledAt.UTC()}
