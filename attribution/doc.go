@@ -13,8 +13,8 @@
 //   - the records Install and Attempt as the API shows them.
 //
 // Package store implements Store. This package never imports store,
-// httpapi, bun, fx or net/http; it imports linking for its pure helpers
-// (ClickIDFromReferrer, ClassifyDevice).
+// httpapi, bun, fx or net/http; it imports linking and analytics for their
+// pure helpers (ClickIDFromReferrer, ClassifyDevice, IsBot, IPKey).
 //
 // # Matching
 //
@@ -40,7 +40,8 @@
 //  4. Probabilistic: the clicks of the same organization, app and IP key of
 //     the last ProbabilisticWindow (24 hours; CGNATWindow, 6 hours, for a
 //     carrier-grade NAT address) are filtered, grouped into device sessions
-//     and scored by Score; Decide picks the match.
+//     and scored by Model.Score against the background of every app's
+//     clicks on the key; Decide picks the match.
 //
 // A device_id seen on an earlier install of the organization marks the new
 // install is_reinstall and restricts candidates to clicks after the latest
