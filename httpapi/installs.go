@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -161,7 +163,7 @@ func (lq listQuery) window(o *org.Organization, now time.Time) (listWindow, erro
 // cursor's first page, which the rules were checked against then (so that
 // a `from` at the edge of the look-back does not fail halfway through the
 // pages). Without one, the window of the query under rules 1 and 3 to 5.
-func (a *API) listPage(req bunrouter.Request, p *auth.Principal, lq listQuery, list listKind,
+func (a *API) listPage(ctx context.Context, p *auth.Principal, lq listQuery, list listKind,
 	digest [16]byte, now time.Time) (listWindow, *attribution.Position, error) {
 	if lq.cursor != nil {
 		st, err := a.cursors.decode(*lq.cursor, list, digest, now)
@@ -170,7 +172,7 @@ func (a *API) listPage(req bunrouter.Request, p *auth.Principal, lq listQuery, l
 		}
 		return listWindow{From: st.from, To: st.to}, &attribution.Position{Time: st.at, ID: st.id}, nil
 	}
-	o, err := a.opts.Orgs.ByID(req.Context(), p.OrgID)
+	o, err := a.opts.Orgs.ByID(ctx, p.OrgID)
 	if err != nil {
 		return listWindow{}, nil, err
 	}
@@ -204,16 +206,28 @@ func authorizeList(p *auth.Principal, action auth.Action) (auth.Reach, error) {
 	return p.Authorize(scope, action)
 }
 
-// listInstalls answers GET /v1/installs (SPEC.md, installs and attempts,
-// rules 1 to 8): newest first by (installed_at, id); a member's key sees
-// the installs of links that member created.
+// listInstalls answers GET /v1/installs.
 func (a *API) listInstalls(w http.ResponseWriter, req bunrouter.Request) error {
-	p := principal(req)
-	reach, err := authorizeList(p, auth.ActInstallsRead)
+	page, err := a.Installs(req.Context(), principal(req), req.URL.Query())
 	if err != nil {
 		return err
 	}
-	q := strictQuery(req, "app_id", "link_id", "from", "to", "limit", "cursor")
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
+// Installs returns the page of GET /v1/installs that query asks p for
+// (SPEC.md, installs and attempts, rules 1 to 8): newest first by
+// (installed_at, id); a member's key sees the installs of links that member
+// created. The value is the cursor list envelope, ready to encode as JSON.
+// The API needs Options.Attribution and Options.Orgs; the MCP tool
+// list_installs calls it too, so both answer alike.
+func (a *API) Installs(ctx context.Context, p *auth.Principal, values url.Values) (any, error) {
+	reach, err := authorizeList(p, auth.ActInstallsRead)
+	if err != nil {
+		return nil, err
+	}
+	q := strictValues(values, "app_id", "link_id", "from", "to", "limit", "cursor")
 	lq := parseListQuery(q)
 	var linkID *uuid.UUID
 	linkPart := "-"
@@ -225,40 +239,49 @@ func (a *API) listInstalls(w http.ResponseWriter, req bunrouter.Request) error {
 		}
 	}
 	if err := q.err(); err != nil {
-		return err
+		return nil, err
 	}
 	digest := filterDigest(listInstalls, lq.digestParts(p.OrgID, linkPart)...)
 	now := a.now().UTC().Truncate(time.Millisecond)
-	win, after, err := a.listPage(req, p, lq, listInstalls, digest, now)
+	win, after, err := a.listPage(ctx, p, lq, listInstalls, digest, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f := attribution.InstallFilter{OrgID: p.OrgID, App: lq.app, LinkID: linkID, From: win.From, To: win.To,
 		Limit: lq.limit, After: after}
 	if reach == auth.Own {
 		f.CreatedBy = p.CreatedBy
 	}
-	page, err := a.opts.Attribution.ListInstalls(req.Context(), f)
+	page, err := a.opts.Attribution.ListInstalls(ctx, f)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, cursorPage{
+	return cursorPage{
 		Data:       page.Data,
 		Pagination: cursorPagination{NextCursor: a.nextCursor(listInstalls, digest, win, page.Next, now), HasMore: page.HasMore},
 		Window:     win,
-	})
+	}, nil
+}
+
+// listAttempts answers GET /v1/attribution/attempts.
+func (a *API) listAttempts(w http.ResponseWriter, req bunrouter.Request) error {
+	page, err := a.Attempts(req.Context(), principal(req), req.URL.Query())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, page)
 	return nil
 }
 
-// listAttempts answers GET /v1/attribution/attempts (SPEC.md, installs and
-// attempts, rules 1 to 8): newest first by (created_at, id); a member's
-// key is refused (rule 8).
-func (a *API) listAttempts(w http.ResponseWriter, req bunrouter.Request) error {
-	p := principal(req)
+// Attempts returns the page of GET /v1/attribution/attempts that query asks
+// p for (SPEC.md, installs and attempts, rules 1 to 8): newest first by
+// (created_at, id); a member's key is refused (rule 8). Like Installs, it
+// serves the MCP tool list_attribution_attempts too.
+func (a *API) Attempts(ctx context.Context, p *auth.Principal, values url.Values) (any, error) {
 	if _, err := authorizeList(p, auth.ActAttemptsRead); err != nil {
-		return err
+		return nil, err
 	}
-	q := strictQuery(req, "app_id", "matched", "from", "to", "limit", "cursor")
+	q := strictValues(values, "app_id", "matched", "from", "to", "limit", "cursor")
 	lq := parseListQuery(q)
 	matched := q.boolean("matched")
 	matchedPart := "-"
@@ -266,23 +289,22 @@ func (a *API) listAttempts(w http.ResponseWriter, req bunrouter.Request) error {
 		matchedPart = strconv.FormatBool(*matched)
 	}
 	if err := q.err(); err != nil {
-		return err
+		return nil, err
 	}
 	digest := filterDigest(listAttempts, lq.digestParts(p.OrgID, matchedPart)...)
 	now := a.now().UTC().Truncate(time.Millisecond)
-	win, after, err := a.listPage(req, p, lq, listAttempts, digest, now)
+	win, after, err := a.listPage(ctx, p, lq, listAttempts, digest, now)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	page, err := a.opts.Attribution.ListAttempts(req.Context(), attribution.AttemptFilter{OrgID: p.OrgID,
+	page, err := a.opts.Attribution.ListAttempts(ctx, attribution.AttemptFilter{OrgID: p.OrgID,
 		App: lq.app, Matched: matched, From: win.From, To: win.To, Limit: lq.limit, After: after})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, cursorPage{
+	return cursorPage{
 		Data:       page.Data,
 		Pagination: cursorPagination{NextCursor: a.nextCursor(listAttempts, digest, win, page.Next, now), HasMore: page.HasMore},
 		Window:     win,
-	})
-	return nil
+	}, nil
 }

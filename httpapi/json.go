@@ -59,6 +59,12 @@ func readBody(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// DecodeObject decodes body, one JSON object, into dst, a pointer to a
+// struct, as strictly as the REST handlers decode request bodies: a field dst
+// lacks or a value of the wrong type is VALIDATION_ERROR with details.fields
+// naming the field. The MCP tools decode their arguments with it.
+func DecodeObject(body []byte, dst any) error { return decodeBytes(body, dst) }
+
 func decodeBytes(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errcode.Field("body", "a JSON object is required")

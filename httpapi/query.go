@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/url"
 	"sort"
 	"strconv"
 
@@ -21,7 +22,12 @@ type query struct {
 // strictQuery returns the query of req, noting every parameter that is not
 // one of names or that is repeated.
 func strictQuery(req bunrouter.Request, names ...string) *query {
-	q := &query{values: req.URL.Query()}
+	return strictValues(req.URL.Query(), names...)
+}
+
+// strictValues is strictQuery over parsed query values.
+func strictValues(values url.Values, names ...string) *query {
+	q := &query{values: values}
 	keys := make([]string, 0, len(q.values))
 	for k := range q.values {
 		keys = append(keys, k)

@@ -1,0 +1,50 @@
+// Package mcpserver is Hoplink's MCP server: a stateless Streamable HTTP
+// endpoint at POST /mcp on the service host, built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk), with typed tools that call the
+// same service methods as their REST twins.
+//
+// # Tools
+//
+// get_link, list_links, create_link, update_link, delete_link, list_apps,
+// get_app, list_installs, list_attribution_attempts and list_organizations.
+// Each tool's input schema is inferred from a Go type, every property
+// described; its arguments are decoded as strictly as the REST bodies
+// (httpapi.DecodeObject), and its result is the REST response's JSON as
+// structuredContent (and as text). A refused call (validation, not found,
+// limits, role) is a tool error (isError) whose text is the SPEC.md error
+// envelope, so it carries the code and the message. Every tool takes an
+// optional org.
+//
+// # Authentication
+//
+// Our own middleware runs in front of the SDK's handler:
+//
+//   - a bearer starting with svc_live_ or svc_test_ is an API key, checked by
+//     the REST API's auth.Authenticator and counted against the same per-key
+//     rate limit; SDK keys get 403 SDK_KEY_ROUTE_FORBIDDEN;
+//   - any other bearer is an OAuth access token, checked by an
+//     auth.OAuthTokenVerifier against the canonical resource {public_url}/mcp;
+//   - without credentials the answer is 401 with
+//     WWW-Authenticate: Bearer resource_metadata="{public_url}/.well-known/oauth-protected-resource/mcp", scope="..."
+//     listing Scopes; a bad or expired token adds error="invalid_token";
+//   - an OAuth token without any scope a tools/call needs is refused with 403
+//     and error="insufficient_scope", scope naming the tool's scopes. The
+//     check reads the JSON-RPC body before the SDK does, so the refusal is the
+//     HTTP answer to the tools/call request itself.
+//
+// Browser requests from another origin are refused (net/http's
+// CrossOriginProtection). GET and DELETE answer 405 with Allow: POST.
+//
+// # Organizations
+//
+// An API key acts for its own organization: org must be empty or its id. An
+// OAuth connection made for one organization acts for that one; one made for
+// all of the user's organizations needs org on every call, and the tool
+// error lists the organizations the user may use. Membership and role are
+// read on every call, so a removed member loses access at once. Either way
+// the tool runs with an *auth.Principal: for OAuth, the user as creator, the
+// current role, and the granted scopes that the role holds.
+//
+// mcpserver imports the services, httpapi (for its error envelope and strict
+// decoding) and the SDK; it never imports store or fx.
+package mcpserver

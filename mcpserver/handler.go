@@ -1,0 +1,290 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/ratelimit"
+)
+
+// Path is where the endpoint is mounted on the service host.
+const Path = "/mcp"
+
+// MaxBodyBytes is the largest JSON-RPC request body accepted (1 MiB, as the
+// REST API's bodies).
+const MaxBodyBytes = httpapi.MaxBodyBytes
+
+// ServerName is the name the server gives in its implementation info.
+const ServerName = "hoplink"
+
+// Memberships reads the organizations a user belongs to, with the user's
+// current role; *account.Service implements it.
+type Memberships interface {
+	Memberships(ctx context.Context, userID uuid.UUID) ([]account.Membership, error)
+}
+
+// AttributionLists serves the installs and attempts lists exactly as GET
+// /v1/installs and GET /v1/attribution/attempts do, from their query
+// parameters; *httpapi.API implements it.
+type AttributionLists interface {
+	Installs(ctx context.Context, p *auth.Principal, query url.Values) (any, error)
+	Attempts(ctx context.Context, p *auth.Principal, query url.Values) (any, error)
+}
+
+// Options configure the handler.
+type Options struct {
+	// PublicURL is --public-url, without a trailing slash: the canonical
+	// resource is PublicURL + "/mcp" and the protected-resource metadata
+	// PublicURL + "/.well-known/oauth-protected-resource/mcp".
+	PublicURL string
+	// Authenticator checks API keys; required.
+	Authenticator *auth.Authenticator
+	// Verifier checks OAuth access tokens. If nil, every OAuth token is
+	// refused as invalid_token.
+	Verifier auth.OAuthTokenVerifier
+	// Memberships resolves an OAuth user's organizations and role on every
+	// call; required when Verifier is set.
+	Memberships Memberships
+	// Orgs serves list_organizations.
+	Orgs *org.Service
+	// Links serves the link tools.
+	Links *linking.LinkService
+	// Apps serves list_apps and get_app.
+	Apps *linking.AppService
+	// Lists serves list_installs and list_attribution_attempts.
+	Lists AttributionLists
+	// Limiter enforces the REST API's per-key rule (httpapi.KeyRule) on API
+	// keys, the same rule per OAuth connection, and httpapi.AnonymousRule per
+	// client IP on requests without valid credentials; nil disables limits.
+	Limiter ratelimit.Limiter
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// Logger receives unexpected errors; slog.Default when nil.
+	Logger *slog.Logger
+}
+
+// Handler is the MCP endpoint. It serves POST /mcp; mount it for every
+// method of that path.
+type Handler struct {
+	opts     Options
+	log      *slog.Logger
+	sdk      *mcp.StreamableHTTPHandler
+	origins  *http.CrossOriginProtection
+	tools    []tool
+	byName   map[string]*tool
+	resource string
+	metadata string
+	// challenge is the WWW-Authenticate value of a request without credentials.
+	challenge string
+}
+
+// New returns the MCP endpoint.
+func New(opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	base := strings.TrimRight(opts.PublicURL, "/")
+	h := &Handler{
+		opts:     opts,
+		log:      opts.Logger,
+		origins:  http.NewCrossOriginProtection(),
+		resource: base + Path,
+		metadata: base + "/.well-known/oauth-protected-resource" + Path,
+	}
+	h.tools = h.toolset()
+	h.byName = make(map[string]*tool, len(h.tools))
+	for i := range h.tools {
+		h.byName[h.tools[i].def.Name] = &h.tools[i]
+	}
+	h.challenge = h.bearer(Scopes(), "")
+	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+		Logger:       opts.Logger,
+		// Requests reach this handler only for the service host names
+		// (--service-host); a rebinding page's own host name is a link
+		// domain and never gets here. Origin is checked below.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        MaxBodyBytes,
+	})
+	return h
+}
+
+// Resource returns the canonical resource URL, {public_url}/mcp.
+func (h *Handler) Resource() string { return h.resource }
+
+// Scopes returns every scope a tool needs, in SPEC.md's order: the scope
+// parameter of the 401 challenge, and what an MCP client should ask for.
+func Scopes() []auth.Scope {
+	var set auth.ScopeSet
+	for _, t := range toolScopes {
+		set |= auth.NewScopeSet(t)
+	}
+	return set.Scopes()
+}
+
+type callerKey struct{}
+
+// ServeHTTP implements http.Handler: method, origin, credentials and, for an
+// OAuth token, the scopes of the tools it calls, then the SDK.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		httpapi.WriteError(w, r, nil, errcode.New(errcode.MethodNotAllowed, "the MCP endpoint takes POST only"))
+		return
+	}
+	if err := h.origins.Check(r); err != nil {
+		httpapi.WriteError(w, r, nil, errcode.New(errcode.Forbidden, "cross-origin requests are not allowed"))
+		return
+	}
+	c, ok := h.authenticate(w, r)
+	if !ok {
+		return
+	}
+	if c.grant != nil {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				httpapi.WriteError(w, r, nil, errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB"))
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if need := h.missingScopes(c.scopes, body); need != nil {
+			w.Header().Set("WWW-Authenticate", h.bearer(need, "insufficient_scope"))
+			httpapi.WriteError(w, r, nil, errcode.Newf(errcode.Forbidden,
+				"this access token lacks the scope the tool needs: %s", joinScopes(need, " or ")))
+			return
+		}
+	}
+	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+}
+
+// bearer returns a WWW-Authenticate value: the protected-resource metadata,
+// scopes and, unless empty, the error code (RFC 6750 section 3, RFC 9728
+// section 5.1).
+func (h *Handler) bearer(scopes []auth.Scope, code string) string {
+	v := `Bearer resource_metadata="` + h.metadata + `", scope="` + joinScopes(scopes, " ") + `"`
+	if code != "" {
+		v += `, error="` + code + `"`
+	}
+	return v
+}
+
+func joinScopes(scopes []auth.Scope, sep string) string {
+	parts := make([]string, len(scopes))
+	for i, s := range scopes {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, sep)
+}
+
+// rpcCall is the part of a JSON-RPC request the scope check reads.
+type rpcCall struct {
+	Method string `json:"method"`
+	Params struct {
+		Name string `json:"name"`
+	} `json:"params"`
+}
+
+// missingScopes returns the scopes of the first tool called in body (one
+// JSON-RPC message or a batch) for which scopes holds none of the tool's
+// scopes; nil when every call may go on. Bodies it cannot read are left to
+// the SDK, which answers them.
+func (h *Handler) missingScopes(scopes auth.ScopeSet, body []byte) []auth.Scope {
+	var calls []rpcCall
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if json.Unmarshal(trimmed, &calls) != nil {
+			return nil
+		}
+	} else {
+		var one rpcCall
+		if json.Unmarshal(trimmed, &one) != nil {
+			return nil
+		}
+		calls = []rpcCall{one}
+	}
+	for _, c := range calls {
+		if c.Method != "tools/call" {
+			continue
+		}
+		need, ok := toolScopes[c.Params.Name]
+		if !ok {
+			continue
+		}
+		held := false
+		for _, s := range need {
+			held = held || scopes.Has(s)
+		}
+		if !held {
+			return need
+		}
+	}
+	return nil
+}
+
+// limit counts the request against bucket, sets the rate-limit headers and,
+// when the bucket is spent, answers 429 and returns false. A limiter that
+// fails lets the request through, as the REST API does.
+func (h *Handler) limit(w http.ResponseWriter, r *http.Request, bucket string, rule ratelimit.Rule) bool {
+	if h.opts.Limiter == nil {
+		return true
+	}
+	res, err := h.opts.Limiter.Allow(r.Context(), bucket, rule)
+	if err != nil {
+		h.log.WarnContext(r.Context(), "rate limiter failed; letting the request through", "err", err)
+		return true
+	}
+	hd := w.Header()
+	hd.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	hd.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	hd.Set("X-RateLimit-Reset", strconv.Itoa(res.ResetSeconds()))
+	if !res.Allowed {
+		hd.Set("Retry-After", strconv.Itoa(res.RetryAfterSeconds()))
+		httpapi.WriteError(w, r, nil, errcode.New(errcode.RateLimitExceeded, "too many requests; retry after the time in Retry-After"))
+		return false
+	}
+	return true
+}
+
+// server returns the MCP server of one request: stateless, so each request
+// gets a server whose tools act for the request's caller.
+func (h *Handler) server(r *http.Request) *mcp.Server {
+	c, _ := r.Context().Value(callerKey{}).(*caller)
+	if c == nil {
+		return nil
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Hoplink"}, &mcp.ServerOptions{
+		Instructions: "Hoplink deep links: read and change links, read apps, installs and attribution attempts. " +
+			"Tools act for one organization; call list_organizations to see which, and pass its id as org " +
+			"when the connection covers several.",
+		Logger: h.log,
+	})
+	for i := range h.tools {
+		t := &h.tools[i]
+		s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return h.call(ctx, c, t, req.Params.Arguments), nil
+		})
+	}
+	return s
+}

@@ -1,0 +1,477 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/google/uuid"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/params"
+)
+
+// toolScopes are the scopes of each tool: an OAuth token must hold one of
+// them to call it (the REST twin's scope; either of analytics:read and
+// links:read for the installs and attempts lists, as SPEC.md says).
+var toolScopes = map[string][]auth.Scope{
+	"get_link":                  {auth.ScopeLinksRead},
+	"list_links":                {auth.ScopeLinksRead},
+	"create_link":               {auth.ScopeLinksWrite},
+	"update_link":               {auth.ScopeLinksWrite},
+	"delete_link":               {auth.ScopeLinksWrite},
+	"list_apps":                 {auth.ScopeAppsRead},
+	"get_app":                   {auth.ScopeAppsRead},
+	"list_installs":             {auth.ScopeAnalyticsRead, auth.ScopeLinksRead},
+	"list_attribution_attempts": {auth.ScopeAnalyticsRead, auth.ScopeLinksRead},
+	"list_organizations":        {auth.ScopeOrgRead},
+}
+
+// ToolNames returns the names of the tools.
+func ToolNames() []string {
+	var h Handler
+	var names []string
+	for _, t := range h.toolset() {
+		names = append(names, t.def.Name)
+	}
+	return names
+}
+
+// tool is one MCP tool: its definition and what a call runs.
+type tool struct {
+	def *mcp.Tool
+	run func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error)
+}
+
+// orgArg is the org argument every tool takes.
+type orgArg struct {
+	Org string `json:"org"`
+}
+
+func (a orgArg) orgID() string { return a.Org }
+
+type orgArgument interface{ orgID() string }
+
+const orgDoc = "Id of the organization to act for. Optional with an API key (its own organization) and with an " +
+	"OAuth connection made for one organization; required with a connection made for all your organizations " +
+	"(list_organizations shows them)."
+
+// newTool returns the tool name whose arguments are an In (a struct
+// embedding orgArg), decoded strictly, and whose call runs fn with the
+// principal of the resolved organization. docs describes every property of
+// the inferred input schema; required lists its required properties; hidden
+// are properties In decodes (to refuse them as REST does) but the schema
+// does not offer.
+func newTool[In orgArgument](name, title, description string, hints mcp.ToolAnnotations, docs map[string]string,
+	required, hidden []string, fn func(ctx context.Context, h *Handler, p *auth.Principal, in *In) (any, error)) tool {
+	hints.Title = title
+	def := &mcp.Tool{
+		Name:        name,
+		Title:       title,
+		Description: description,
+		InputSchema: inputSchema[In](name, docs, required, hidden),
+		Annotations: &hints,
+	}
+	return tool{def: def, run: func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
+		in := new(In)
+		if err := httpapi.DecodeObject(args, in); err != nil {
+			return nil, err
+		}
+		p, err := h.principal(ctx, c, (*in).orgID())
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, h, p, in)
+	}}
+}
+
+// typeSchemas are the schemas of the types whose JSON is not their Go shape.
+var typeSchemas = func() map[reflect.Type]*jsonschema.Schema {
+	str := func(format string) *jsonschema.Schema { return &jsonschema.Schema{Type: "string", Format: format} }
+	orNull := func(s *jsonschema.Schema) *jsonschema.Schema {
+		c := s.CloneSchemas()
+		c.Types = []string{c.Type, "null"}
+		c.Type = ""
+		return c
+	}
+	mode := &jsonschema.Schema{Types: []string{"string", "null"}, Enum: []any{"always", "default", nil}}
+	config, err := jsonschema.For[params.LinkConfig](&jsonschema.ForOptions{
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[params.Mode](): mode}})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: schema of params.LinkConfig: %v", err))
+	}
+	strings := &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}}
+	return map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[uuid.UUID]():                            str("uuid"),
+		reflect.TypeFor[params.Mode]():                          mode,
+		reflect.TypeFor[params.LinkConfig]():                    config,
+		reflect.TypeFor[linking.Optional[string]]():             orNull(&jsonschema.Schema{Type: "string"}),
+		reflect.TypeFor[linking.Optional[[]string]]():           orNull(strings),
+		reflect.TypeFor[linking.Optional[time.Time]]():          orNull(str("date-time")),
+		reflect.TypeFor[linking.Optional[uuid.UUID]]():          orNull(str("uuid")),
+		reflect.TypeFor[linking.Optional[int]]():                orNull(&jsonschema.Schema{Type: "integer"}),
+		reflect.TypeFor[linking.Optional[bool]]():               {Type: "boolean"},
+		reflect.TypeFor[linking.Optional[params.LinkConfig]](): orNull(config),
+		reflect.TypeFor[linking.Optional[json.RawMessage]]():    {},
+	}
+}()
+
+// inputSchema infers the input schema of tool name from In, describes each
+// property from docs, and sets the required properties. It panics when a
+// property has no description, so an undocumented field cannot ship.
+func inputSchema[In any](name string, docs map[string]string, required, hidden []string) *jsonschema.Schema {
+	s, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", name, err))
+	}
+	for _, p := range hidden {
+		delete(s.Properties, p)
+	}
+	order := s.PropertyOrder[:0]
+	for _, p := range s.PropertyOrder {
+		if _, ok := s.Properties[p]; ok {
+			order = append(order, p)
+		}
+	}
+	s.PropertyOrder = order
+	for p, ps := range s.Properties {
+		doc, ok := docs[p]
+		if !ok {
+			panic(fmt.Sprintf("mcpserver: input schema of %s: property %s has no description", name, p))
+		}
+		ps.Description = doc
+	}
+	s.Required = required
+	return s
+}
+
+// idDoc describes the id argument of a tool on one resource.
+func idDoc(resource string) string { return "Id of the " + resource + " (a UUID)." }
+
+// parseID reads an id argument as REST reads a path id (400 INVALID_ID).
+func parseID(s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil || len(s) != 36 {
+		return uuid.Nil, errcode.New(errcode.InvalidID, "id is not a valid UUID")
+	}
+	return id, nil
+}
+
+// with returns docs with more added.
+func with(docs map[string]string, more map[string]string) map[string]string {
+	out := make(map[string]string, len(docs)+len(more))
+	for k, v := range docs {
+		out[k] = v
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
+
+// linkDocs describe the fields of a link's create and update bodies.
+var linkDocs = map[string]string{
+	"org": orgDoc,
+	"destination_url": "Web destination: an absolute URL with its protocol, opened by desktop browsers and by " +
+		"visitors without the app.",
+	"slug": "Path of the short URL: 2 to 100 lowercase letters, digits and single hyphens; generated when " +
+		"omitted. Unique per domain; reserved slugs are refused.",
+	"name":                 "Dashboard name; when null or omitted the slug is shown.",
+	"domain":               "Link domain serving the link; defaults to the app's default link domain, or the service's default domain for a link without an app.",
+	"ios_url":              "URL opened on iOS (a universal link or a custom-scheme deep link).",
+	"ios_fallback_url":     "URL opened on iOS when the app is not installed; the app's App Store URL by default.",
+	"android_url":          "URL opened on Android (an app link or a custom-scheme deep link).",
+	"android_fallback_url": "URL opened on Android when the app is not installed.",
+	"og_title":             "Preview title shown to bots and link unfurlers; at most 255 characters.",
+	"og_description":       "Preview description shown to bots and link unfurlers.",
+	"og_image_url":         "Preview image: an absolute URL.",
+	"tags":                 "Tags: at most 20, each at most 50 characters.",
+	"expires_at":           "RFC 3339 instant from which the link is expired (410 Gone); must be in the future.",
+	"password":             "Password a visitor must enter before the redirect; never returned.",
+	"app_id":               "Id of an app of the organization the link belongs to.",
+	"utm_source":           "utm_source added to http and https targets on redirect, unless an injected parameter or the visitor's own value wins.",
+	"utm_medium":           "utm_medium added to http and https targets on redirect, unless an injected parameter or the visitor's own value wins.",
+	"utm_campaign":         "utm_campaign added to http and https targets on redirect, unless an injected parameter or the visitor's own value wins.",
+	"match_window_hours":   "Deferred-deep-link attribution match window, in hours (1 to 8760).",
+	"parameters": "Query-parameter rules (LinkParamConfig): injected parameters, forwarding, defaultMode, " +
+		"inheritOrgInjected and suppressedOrgKeys; null inherits the organization's defaults.",
+	"is_active": "false pauses the link; true reactivates it.",
+}
+
+var listDocs = map[string]string{
+	"org":    orgDoc,
+	"limit":  "Page size, 1 to 100; 20 when omitted.",
+	"offset": "Number of items to skip, 0 or more; 0 when omitted.",
+}
+
+var cursorDocs = map[string]string{
+	"org":    orgDoc,
+	"app_id": `Id of an app to read only its records, or "none" for records without an app; all apps when omitted.`,
+	"from": "Inclusive start, an ISO 8601 instant with an offset; the earliest instant the plan may read when " +
+		"omitted (Free plans: the last 30 days).",
+	"to":     "Exclusive end, an ISO 8601 instant with an offset, after from; now when omitted.",
+	"limit":  "Page size, 1 to 500; 100 when omitted.",
+	"cursor": "pagination.next_cursor of the previous page, sent with the same other arguments.",
+}
+
+type idArgs struct {
+	orgArg
+	ID string `json:"id"`
+}
+
+type createLinkArgs struct {
+	orgArg
+	linking.CreateLinkInput
+}
+
+type updateLinkArgs struct {
+	orgArg
+	ID string `json:"id"`
+	linking.UpdateLinkInput
+}
+
+type listLinksArgs struct {
+	orgArg
+	Limit    *int    `json:"limit"`
+	Offset   *int    `json:"offset"`
+	Tag      *string `json:"tag"`
+	IsActive *bool   `json:"is_active"`
+	Search   *string `json:"search"`
+}
+
+type listAppsArgs struct {
+	orgArg
+	Limit  *int    `json:"limit"`
+	Offset *int    `json:"offset"`
+	Search *string `json:"search"`
+}
+
+type cursorArgs struct {
+	orgArg
+	AppID  *string `json:"app_id"`
+	From   *string `json:"from"`
+	To     *string `json:"to"`
+	Limit  *int    `json:"limit"`
+	Cursor *string `json:"cursor"`
+}
+
+// values returns the arguments as the REST list's query parameters.
+func (a cursorArgs) values() url.Values {
+	v := url.Values{}
+	set := func(name string, s *string) {
+		if s != nil {
+			v.Set(name, *s)
+		}
+	}
+	set("app_id", a.AppID)
+	set("from", a.From)
+	set("to", a.To)
+	set("cursor", a.Cursor)
+	if a.Limit != nil {
+		v.Set("limit", strconv.Itoa(*a.Limit))
+	}
+	return v
+}
+
+type listInstallsArgs struct {
+	cursorArgs
+	LinkID *string `json:"link_id"`
+}
+
+type listAttemptsArgs struct {
+	cursorArgs
+	Matched *bool `json:"matched"`
+}
+
+type orgsArgs struct {
+	orgArg
+}
+
+// organizationList is the result of list_organizations.
+type organizationList struct {
+	Data []*org.Organization `json:"data"`
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+var (
+	readOnly    = mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: boolPtr(false)}
+	creating    = mcp.ToolAnnotations{DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(false)}
+	updating    = mcp.ToolAnnotations{DestructiveHint: boolPtr(true), IdempotentHint: true, OpenWorldHint: boolPtr(false)}
+	destructive = mcp.ToolAnnotations{DestructiveHint: boolPtr(true), OpenWorldHint: boolPtr(false)}
+)
+
+// toolset returns every tool. Each calls the service method of its REST
+// twin and returns that endpoint's JSON.
+func (h *Handler) toolset() []tool {
+	return []tool{
+		newTool("get_link", "Get a link",
+			"Returns one link of the organization with the old URLs that redirect to it, as GET /v1/links/{id}.",
+			readOnly, map[string]string{"org": orgDoc, "id": idDoc("link")}, []string{"id"}, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
+				id, err := parseID(in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return h.opts.Links.Get(ctx, p, id)
+			}),
+		newTool("list_links", "List links",
+			"Returns a page of the organization's links, newest first, as GET /v1/links.",
+			readOnly, with(listDocs, map[string]string{
+				"tag":       "Keep only links with exactly this tag (1 to 50 characters).",
+				"is_active": "true keeps active links, false paused ones; both when omitted.",
+				"search":    "Keep links whose slug, name, destination URL or a tag contains this, ignoring case; at most 200 characters.",
+			}), nil, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *listLinksArgs) (any, error) {
+				return h.opts.Links.List(ctx, p, linking.ListLinksInput{Limit: in.Limit, Offset: in.Offset,
+					Tag: in.Tag, IsActive: in.IsActive, Search: in.Search})
+			}),
+		newTool("create_link", "Create a link",
+			"Creates a short link, as POST /v1/links, and returns it.",
+			creating, linkDocs, []string{"destination_url"}, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *createLinkArgs) (any, error) {
+				return h.opts.Links.Create(ctx, p, in.CreateLinkInput)
+			}),
+		newTool("update_link", "Update a link",
+			"Changes the fields given, as PATCH /v1/links/{id}; null clears a field (all but destination_url "+
+				"and is_active). A link's domain and slug never change. Returns the link.",
+			updating, with(linkDocs, map[string]string{"id": idDoc("link")}), []string{"id"}, []string{"domain", "slug"},
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *updateLinkArgs) (any, error) {
+				id, err := parseID(in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return h.opts.Links.Update(ctx, p, id, in.UpdateLinkInput)
+			}),
+		newTool("delete_link", "Delete a link",
+			"Deletes a link and its click history permanently, as DELETE /v1/links/{id}, freeing its slug. "+
+				"Returns the deleted link.",
+			destructive, map[string]string{"org": orgDoc, "id": idDoc("link")}, []string{"id"}, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
+				id, err := parseID(in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return h.opts.Links.Delete(ctx, p, id)
+			}),
+		newTool("list_apps", "List apps",
+			"Returns a page of the organization's apps, oldest first, as GET /v1/apps.",
+			readOnly, with(listDocs, map[string]string{
+				"search": "Keep apps whose name, iOS bundle id or Android package name contains this, ignoring case; at most 200 characters.",
+			}), nil, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *listAppsArgs) (any, error) {
+				return h.opts.Apps.List(ctx, p, linking.ListAppsInput{Limit: in.Limit, Offset: in.Offset, Search: in.Search})
+			}),
+		newTool("get_app", "Get an app",
+			"Returns one app of the organization, as GET /v1/apps/{id}.",
+			readOnly, map[string]string{"org": orgDoc, "id": idDoc("app")}, []string{"id"}, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
+				id, err := parseID(in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return h.opts.Apps.Get(ctx, p, id)
+			}),
+		newTool("list_installs", "List installs",
+			"Returns install records tied to links, newest first, as GET /v1/installs: data, pagination "+
+				"(next_cursor, has_more) and the window read.",
+			readOnly, with(cursorDocs, map[string]string{"link_id": "Keep only installs of this link (its id)."}), nil, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *listInstallsArgs) (any, error) {
+				v := in.values()
+				if in.LinkID != nil {
+					v.Set("link_id", *in.LinkID)
+				}
+				return h.opts.Lists.Installs(ctx, p, v)
+			}),
+		newTool("list_attribution_attempts", "List attribution attempts",
+			"Returns every attribution attempt, matched or not, newest first, as GET /v1/attribution/attempts: "+
+				"data, pagination (next_cursor, has_more) and the window read.",
+			readOnly, with(cursorDocs, map[string]string{"matched": "true keeps matched attempts, false unmatched ones; both when omitted."}), nil, nil,
+			func(ctx context.Context, h *Handler, p *auth.Principal, in *listAttemptsArgs) (any, error) {
+				v := in.values()
+				if in.Matched != nil {
+					v.Set("matched", strconv.FormatBool(*in.Matched))
+				}
+				return h.opts.Lists.Attempts(ctx, p, v)
+			}),
+		h.listOrganizations(),
+	}
+}
+
+// listOrganizations returns the list_organizations tool: the organizations
+// the caller may act for, each as GET /v1/organizations/{id} returns it.
+func (h *Handler) listOrganizations() tool {
+	t := newTool("list_organizations", "List organizations",
+		"Returns the organizations this connection may act for (data: Organization[]): an API key's own "+
+			"organization, an OAuth connection's chosen one, or every organization you belong to.",
+		readOnly, map[string]string{"org": "Id of one organization to return; all of them when omitted."}, nil, nil,
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *orgsArgs) (any, error) {
+			o, err := h.opts.Orgs.Get(ctx, p, p.OrgID)
+			if err != nil {
+				return nil, err
+			}
+			return organizationList{Data: []*org.Organization{o}}, nil
+		})
+	single := t.run
+	t.run = func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
+		var in orgsArgs
+		if err := httpapi.DecodeObject(args, &in); err != nil {
+			return nil, err
+		}
+		if c.grant == nil || c.grant.OrgID != nil || in.Org != "" {
+			return single(ctx, h, c, args)
+		}
+		ms, err := h.opts.Memberships.Memberships(ctx, c.grant.UserID)
+		if err != nil {
+			return nil, err
+		}
+		list := organizationList{Data: []*org.Organization{}}
+		for _, m := range ms {
+			o, err := h.opts.Orgs.Get(ctx, grantPrincipal(c.grant, c.scopes, m), m.OrgID)
+			if errcode.CodeOf(err) == errcode.Forbidden {
+				continue // the role does not read this organization
+			}
+			if err != nil {
+				return nil, err
+			}
+			list.Data = append(list.Data, o)
+		}
+		return list, nil
+	}
+	return t
+}
+
+// call runs tool t for caller c with the call's arguments and returns its
+// result: the REST response's JSON as structuredContent and text, or, when
+// refused, a tool error whose text is the SPEC.md error envelope.
+func (h *Handler) call(ctx context.Context, c *caller, t *tool, args json.RawMessage) *mcp.CallToolResult {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	out, err := t.run(ctx, h, c, args)
+	if err == nil {
+		b, merr := json.Marshal(out)
+		if merr == nil {
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(b),
+				Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+		}
+		err = fmt.Errorf("mcpserver: encoding the result of %s: %w", t.def.Name, merr)
+	}
+	status, body := httpapi.Envelope(err)
+	if status >= 500 {
+		h.log.ErrorContext(ctx, "tool call failed", "tool", t.def.Name, "status", status, "err", err)
+	}
+	b, _ := json.Marshal(body)
+	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b),
+		Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
