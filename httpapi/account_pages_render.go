@@ -203,6 +203,16 @@ func (p *accountPages) render(w http.ResponseWriter, r *http.Request, status int
 // renderForm writes a page with forms: it gives the browser a CSRF cookie
 // when it has none and binds the page's token to it.
 func (p *accountPages) renderForm(w http.ResponseWriter, r *http.Request, status int, name string, d pageData) error {
+	if err := p.withCSRF(w, r, func(token string) { d.CSRF = token }); err != nil {
+		return err
+	}
+	p.render(w, r, status, name, d)
+	return nil
+}
+
+// withCSRF gives the browser a CSRF cookie when it has none and passes set
+// a form token bound to it.
+func (p *accountPages) withCSRF(w http.ResponseWriter, r *http.Request, set func(token string)) error {
 	secret := p.csrfSecret(r)
 	if secret == "" {
 		b := make([]byte, 32)
@@ -215,8 +225,7 @@ func (p *accountPages) renderForm(w http.ResponseWriter, r *http.Request, status
 			HttpOnly: true, Secure: p.secure, SameSite: http.SameSiteLaxMode,
 		})
 	}
-	d.CSRF = p.csrfToken(secret, p.clock())
-	p.render(w, r, status, name, d)
+	set(p.csrfToken(secret, p.clock()))
 	return nil
 }
 

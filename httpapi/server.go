@@ -89,6 +89,9 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// Logger receives unexpected errors; slog.Default when nil.
 	Logger *slog.Logger
+	// Routes are served on the service host as they are, outside /v1 (the
+	// OAuth endpoints, the MCP endpoint); they need an Authenticator.
+	Routes []Route
 }
 
 // API is the service host's HTTP handler: /v1, /healthz and /readyz.
@@ -129,6 +132,7 @@ func New(opts Options) *API {
 	if opts.Accounts != nil && opts.AccountPages != nil {
 		newAccountPages(a, *opts.AccountPages).routes(root)
 	}
+	a.mount(root, opts.Routes)
 
 	v1 := routes{a: a, g: a.router.NewGroup("/v1", bunrouter.Use(a.authenticate)), prefix: "/v1"}
 	if opts.Keys != nil {

@@ -1,0 +1,261 @@
+package oauth
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/ory/fosite"
+
+	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/auth"
+)
+
+// Consent form fields (DESIGN.md: web pages).
+const (
+	// FieldOrgID is the consent page's select: an organization id, or
+	// OrgAll for all of the user's organizations.
+	FieldOrgID = "org_id"
+	// OrgAll is FieldOrgID's value for all of the user's organizations.
+	OrgAll = "all"
+	// FieldDecision is the consent page's submit button: DecisionAllow or
+	// DecisionDeny.
+	FieldDecision = "decision"
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
+	// FieldCSRF is the CSRF token field of the account pages.
+	FieldCSRF = "csrf_token"
+)
+
+// errInvalidTarget is RFC 8707's error for a resource other than the
+// canonical MCP resource.
+func errInvalidTarget() *fosite.RFC6749Error {
+	return &fosite.RFC6749Error{ErrorField: "invalid_target", CodeField: http.StatusBadRequest,
+		DescriptionField: "The requested resource is invalid, unknown, or malformed.",
+		HintField:        "The resource parameter must be the MCP endpoint, the resource named by /.well-known/oauth-protected-resource."}
+}
+
+// validResource reports whether the resource parameters of form are absent
+// or exactly the canonical resource, once.
+func (s *Server) validResource(form url.Values) bool {
+	res, ok := form["resource"]
+	if !ok {
+		return true
+	}
+	return len(res) == 1 && res[0] == s.resource
+}
+
+// issWriter adds the iss parameter (RFC 9207) to the authorization
+// response's redirect, success or error.
+type issWriter struct {
+	http.ResponseWriter
+	iss string
+}
+
+func (w *issWriter) WriteHeader(status int) {
+	if loc := w.Header().Get("Location"); loc != "" && status >= 300 && status < 400 {
+		if u, err := url.Parse(loc); err == nil {
+			q := u.Query()
+			if !q.Has("iss") {
+				q.Set("iss", w.iss)
+				u.RawQuery = q.Encode()
+				w.Header().Set("Location", u.String())
+			}
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// authorize answers GET and POST /oauth/authorize. GET validates the
+// request (client, exact redirect URI, response type code, PKCE S256,
+// resource) and shows the consent page, after sending a browser that is
+// not signed in to /login and back; POST is the consent form's answer.
+// Errors that can be returned to the client are redirects carrying error
+// and iss; a request with an unknown client or redirect URI is answered
+// with a JSON error and no redirect (RFC 6749, section 4.1.2.1).
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	w = &issWriter{ResponseWriter: w, iss: s.issuer}
+	pageHeaders(w)
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if err != nil {
+		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	form := ar.GetRequestForm()
+	if !s.validResource(form) {
+		s.provider.WriteAuthorizeError(ctx, w, ar, errInvalidTarget())
+		return
+	}
+	if form.Get("code_challenge") == "" || form.Get("code_challenge_method") != "S256" {
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidRequest.WithHint("PKCE with code_challenge_method S256 is required."))
+		return
+	}
+	who, err := s.opts.Sessions.SignedIn(r)
+	if err != nil {
+		s.pageError(w, r, "reading the session", err)
+		return
+	}
+	if who == nil {
+		back := "/oauth/authorize?" + form.Encode()
+		if r.Method == http.MethodGet {
+			back = r.URL.RequestURI()
+		}
+		seeOther(w, "/login?"+url.Values{"return_to": {back}}.Encode())
+		return
+	}
+	if who.EnrolmentRequired {
+		// An organization of the user requires two-factor authentication
+		// and the user has none: enrol before any consent.
+		seeOther(w, "/account/2fa")
+		return
+	}
+	members, err := s.opts.Members.Memberships(ctx, who.User.ID)
+	if err != nil {
+		s.pageError(w, r, "listing memberships", err)
+		return
+	}
+	if len(members) == 0 {
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user belongs to no organization."))
+		return
+	}
+	requested := requestedScopes(ar)
+	if r.Method == http.MethodGet {
+		s.showConsent(w, r, http.StatusOK, ar, who, members, requested, "")
+		return
+	}
+
+	if !s.opts.Sessions.ValidCSRF(r) {
+		s.showConsent(w, r, http.StatusForbidden, ar, who, members, requested, "This form has expired or did not come from this site. Please try again.")
+		return
+	}
+	switch r.PostForm.Get(FieldDecision) {
+	case DecisionDeny:
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
+		return
+	case DecisionAllow:
+	default:
+		s.showConsent(w, r, http.StatusBadRequest, ar, who, members, requested, "Please choose Allow or Deny.")
+		return
+	}
+	orgID, roles, ok := chosenOrganization(r.PostForm.Get(FieldOrgID), members)
+	if !ok {
+		s.showConsent(w, r, http.StatusBadRequest, ar, who, members, requested, "Please choose one of your organizations.")
+		return
+	}
+	granted := GrantableScopes(requested, roles)
+	if len(granted) == 0 {
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidScope.WithHint("Your role allows none of the requested scopes."))
+		return
+	}
+	conn := &Connection{ID: uuid.Must(uuid.NewV7()), UserID: who.User.ID, ClientID: ar.GetClient().GetID(),
+		OrgID: orgID, Scopes: granted, CreatedAt: s.now()}
+	if err := s.store.CreateConnection(ctx, conn); err != nil {
+		s.pageError(w, r, "creating a connection", err)
+		return
+	}
+	// Every token of this consent carries the connection's id as its
+	// request id: revoking the connection revokes all of them.
+	ar.SetID(conn.ID.String())
+	for _, sc := range granted {
+		ar.GrantScope(sc)
+	}
+	ar.GrantAudience(s.resource)
+	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, &Session{UserID: who.User.ID, ConnectionID: conn.ID, OrgID: orgID})
+	if err != nil {
+		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
+}
+
+// requestedScopes returns the auth scopes the request asks for, every
+// scope the client may have when it names none; offline_access and unknown
+// scopes are left out.
+func requestedScopes(ar fosite.AuthorizeRequester) []string {
+	asked := []string(ar.GetRequestedScopes())
+	if len(asked) == 0 {
+		asked = ar.GetClient().GetScopes()
+	}
+	supported := ScopesSupported()
+	var out []string
+	for _, sc := range supported {
+		if slices.Contains(asked, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// chosenOrganization reads the consent's org_id: one of the user's
+// organizations, or OrgAll; it returns the organization (nil for all) and
+// the roles that decide the grantable scopes.
+func chosenOrganization(v string, members []account.Membership) (*uuid.UUID, []auth.Role, bool) {
+	if v == OrgAll {
+		roles := make([]auth.Role, 0, len(members))
+		for _, m := range members {
+			roles = append(roles, m.Role)
+		}
+		return nil, roles, true
+	}
+	id, err := uuid.Parse(v)
+	if err != nil {
+		return nil, nil, false
+	}
+	for _, m := range members {
+		if m.OrgID == id {
+			return &id, []auth.Role{m.Role}, true
+		}
+	}
+	return nil, nil, false
+}
+
+// GrantableScopes returns the scopes of requested that at least one of
+// roles allows (auth.RoleGrants), in SPEC.md's order. The MCP endpoint
+// still checks the member's current role in the organization of each call.
+func GrantableScopes(requested []string, roles []auth.Role) []string {
+	var out []string
+	for _, sc := range requested {
+		for _, role := range roles {
+			if auth.RoleGrants(role, auth.Scope(sc)) {
+				out = append(out, sc)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func seeOther(w http.ResponseWriter, location string) {
+	w.Header().Set("Location", location)
+	w.WriteHeader(http.StatusSeeOther)
+}
+
+// redirectHost returns the host of the redirect URI the request uses.
+func redirectHost(ar fosite.AuthorizeRequester) string {
+	if u := ar.GetRedirectURI(); u != nil {
+		return u.Host
+	}
+	return ""
+}
+
+// hiddenParams returns the authorization request's parameters for the
+// consent form, without the form's own fields.
+func hiddenParams(form url.Values) [][2]string {
+	var out [][2]string
+	keys := make([]string, 0, len(form))
+	for k := range form {
+		if k == FieldCSRF || k == FieldDecision || k == FieldOrgID {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range form[k] {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	return out
+}
