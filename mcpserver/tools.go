@@ -112,17 +112,17 @@ var typeSchemas = func() map[reflect.Type]*jsonschema.Schema {
 	}
 	strings := &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}}
 	return map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[uuid.UUID]():                            str("uuid"),
-		reflect.TypeFor[params.Mode]():                          mode,
-		reflect.TypeFor[params.LinkConfig]():                    config,
-		reflect.TypeFor[linking.Optional[string]]():             orNull(&jsonschema.Schema{Type: "string"}),
-		reflect.TypeFor[linking.Optional[[]string]]():           orNull(strings),
-		reflect.TypeFor[linking.Optional[time.Time]]():          orNull(str("date-time")),
-		reflect.TypeFor[linking.Optional[uuid.UUID]]():          orNull(str("uuid")),
-		reflect.TypeFor[linking.Optional[int]]():                orNull(&jsonschema.Schema{Type: "integer"}),
-		reflect.TypeFor[linking.Optional[bool]]():               {Type: "boolean"},
+		reflect.TypeFor[uuid.UUID]():                           str("uuid"),
+		reflect.TypeFor[params.Mode]():                         mode,
+		reflect.TypeFor[params.LinkConfig]():                   config,
+		reflect.TypeFor[linking.Optional[string]]():            orNull(&jsonschema.Schema{Type: "string"}),
+		reflect.TypeFor[linking.Optional[[]string]]():          orNull(strings),
+		reflect.TypeFor[linking.Optional[time.Time]]():         orNull(str("date-time")),
+		reflect.TypeFor[linking.Optional[uuid.UUID]]():         orNull(str("uuid")),
+		reflect.TypeFor[linking.Optional[int]]():               orNull(&jsonschema.Schema{Type: "integer"}),
+		reflect.TypeFor[linking.Optional[bool]]():              {Type: "boolean"},
 		reflect.TypeFor[linking.Optional[params.LinkConfig]](): orNull(config),
-		reflect.TypeFor[linking.Optional[json.RawMessage]]():    {},
+		reflect.TypeFor[linking.Optional[json.RawMessage]]():   {},
 	}
 }()
 

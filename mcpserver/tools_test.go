@@ -27,8 +27,8 @@ func object(t testing.TB, b []byte) map[string]any {
 	return m
 }
 
-// TestEveryToolMatchesItsRESTTwin calls every tool with an API key, in every
-// protocol revision the endpoint serves, and checks that each returns what
+// TestEveryToolMatchesItsRESTTwin calls every tool with an API key and with
+// an OAuth token, in every protocol revision the endpoint serves, and checks that each returns what
 // its REST twin returns for the same request.
 func TestEveryToolMatchesItsRESTTwin(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
@@ -41,72 +41,80 @@ func TestEveryToolMatchesItsRESTTwin(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, "body: %s", body)
 		h.clock.Advance(time.Second) // the lists' window ends before now
 
+		owner := h.newUser(t)
+		h.addMember(t, o, owner, auth.RoleOwner)
+		oauth := h.grants.issue(owner.ID, &o.ID, auth.ScopeLinksWrite, auth.ScopeAppsRead, auth.ScopeAnalyticsRead,
+			auth.ScopeOrgRead)
+		credentials := []struct{ name, token string }{{"API key", o.key}, {"OAuth token", oauth}}
+
 		for _, version := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
-			t.Run(version, func(t *testing.T) {
-				h.clock.Advance(time.Minute) // a fresh rate-limit window
-				session, err := h.connect(t, o.key, version)
-				require.NoError(t, err)
-				if version != "2026-07-28" {
-					assert.Equal(t, version, session.InitializeResult().ProtocolVersion)
-				}
+			for _, cred := range credentials {
+				t.Run(version+" "+cred.name, func(t *testing.T) {
+					h.clock.Advance(time.Minute) // a fresh rate-limit window
+					session, err := h.connect(t, cred.token, version)
+					require.NoError(t, err)
+					if version != "2026-07-28" {
+						assert.Equal(t, version, session.InitializeResult().ProtocolVersion)
+					}
 
-				created := ok(t, call(t, session, "create_link", map[string]any{
-					"destination_url": "https://example.com/spring", "tags": []string{"spring"}, "app_id": appID.String(),
-				}))
-				link := object(t, created)
-				id := link["id"].(string)
-				assert.Equal(t, "https://example.com/spring", link["destination_url"])
+					created := ok(t, call(t, session, "create_link", map[string]any{
+						"destination_url": "https://example.com/spring", "tags": []string{"spring"}, "app_id": appID.String(),
+					}))
+					link := object(t, created)
+					id := link["id"].(string)
+					assert.Equal(t, "https://example.com/spring", link["destination_url"])
 
-				status, body := h.rest(t, http.MethodGet, "/v1/links/"+id, o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				assert.JSONEq(t, string(body), string(ok(t, call(t, session, "get_link", map[string]any{"id": id}))))
+					status, body := h.rest(t, http.MethodGet, "/v1/links/"+id, o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					assert.JSONEq(t, string(body), string(ok(t, call(t, session, "get_link", map[string]any{"id": id}))))
 
-				status, body = h.rest(t, http.MethodGet, "/v1/links?limit=5&tag=spring", o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				assert.JSONEq(t, string(body), string(ok(t, call(t, session, "list_links",
-					map[string]any{"limit": 5, "tag": "spring"}))))
+					status, body = h.rest(t, http.MethodGet, "/v1/links?limit=5&tag=spring", o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					assert.JSONEq(t, string(body), string(ok(t, call(t, session, "list_links",
+						map[string]any{"limit": 5, "tag": "spring"}))))
 
-				updated := ok(t, call(t, session, "update_link", map[string]any{"id": id, "name": "Spring",
-					"utm_source": nil}))
-				assert.Equal(t, "Spring", object(t, updated)["name"])
-				status, body = h.rest(t, http.MethodPatch, "/v1/links/"+id, o.key, `{"og_title":"Spring sale"}`)
-				require.Equal(t, http.StatusOK, status)
-				status, got := h.rest(t, http.MethodGet, "/v1/links/"+id, o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				assert.Equal(t, "Spring", object(t, got)["name"], "the REST read sees the tool's change")
-				_ = body
+					updated := ok(t, call(t, session, "update_link", map[string]any{"id": id, "name": "Spring",
+						"utm_source": nil}))
+					assert.Equal(t, "Spring", object(t, updated)["name"])
+					status, body = h.rest(t, http.MethodPatch, "/v1/links/"+id, o.key, `{"og_title":"Spring sale"}`)
+					require.Equal(t, http.StatusOK, status)
+					status, got := h.rest(t, http.MethodGet, "/v1/links/"+id, o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					assert.Equal(t, "Spring", object(t, got)["name"], "the REST read sees the tool's change")
+					_ = body
 
-				status, body = h.rest(t, http.MethodGet, "/v1/apps", o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				assert.JSONEq(t, string(body), string(ok(t, call(t, session, "list_apps", nil))))
-				status, body = h.rest(t, http.MethodGet, "/v1/apps/"+appID.String(), o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				assert.JSONEq(t, string(body), string(ok(t, call(t, session, "get_app",
-					map[string]any{"id": appID.String()}))))
+					status, body = h.rest(t, http.MethodGet, "/v1/apps", o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					assert.JSONEq(t, string(body), string(ok(t, call(t, session, "list_apps", nil))))
+					status, body = h.rest(t, http.MethodGet, "/v1/apps/"+appID.String(), o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					assert.JSONEq(t, string(body), string(ok(t, call(t, session, "get_app",
+						map[string]any{"id": appID.String()}))))
 
-				status, body = h.rest(t, http.MethodGet, "/v1/installs?link_id="+id, o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				assert.JSONEq(t, string(body), string(ok(t, call(t, session, "list_installs",
-					map[string]any{"link_id": id}))))
-				status, body = h.rest(t, http.MethodGet, "/v1/attribution/attempts?matched=false&limit=10", o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				attempts := ok(t, call(t, session, "list_attribution_attempts",
-					map[string]any{"matched": false, "limit": 10}))
-				assert.JSONEq(t, string(body), string(attempts))
-				assert.Len(t, object(t, attempts)["data"], 1, "the unmatched attempt is listed")
+					status, body = h.rest(t, http.MethodGet, "/v1/installs?link_id="+id, o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					assert.JSONEq(t, string(body), string(ok(t, call(t, session, "list_installs",
+						map[string]any{"link_id": id}))))
+					status, body = h.rest(t, http.MethodGet, "/v1/attribution/attempts?matched=false&limit=10", o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					attempts := ok(t, call(t, session, "list_attribution_attempts",
+						map[string]any{"matched": false, "limit": 10}))
+					assert.JSONEq(t, string(body), string(attempts))
+					assert.Len(t, object(t, attempts)["data"], 1, "the unmatched attempt is listed")
 
-				status, body = h.rest(t, http.MethodGet, "/v1/organizations/"+o.ID.String(), o.key, "")
-				require.Equal(t, http.StatusOK, status)
-				orgs := object(t, ok(t, call(t, session, "list_organizations", nil)))
-				require.Len(t, orgs["data"], 1)
-				want := object(t, body)
-				assert.Equal(t, want, orgs["data"].([]any)[0])
+					status, body = h.rest(t, http.MethodGet, "/v1/organizations/"+o.ID.String(), o.key, "")
+					require.Equal(t, http.StatusOK, status)
+					orgs := object(t, ok(t, call(t, session, "list_organizations", nil)))
+					require.Len(t, orgs["data"], 1)
+					want := object(t, body)
+					assert.Equal(t, want, orgs["data"].([]any)[0])
 
-				deleted := ok(t, call(t, session, "delete_link", map[string]any{"id": id}))
-				assert.Equal(t, id, object(t, deleted)["id"])
-				status, _ = h.rest(t, http.MethodGet, "/v1/links/"+id, o.key, "")
-				assert.Equal(t, http.StatusNotFound, status, "the link is gone")
-			})
+					deleted := ok(t, call(t, session, "delete_link", map[string]any{"id": id}))
+					assert.Equal(t, id, object(t, deleted)["id"])
+					status, _ = h.rest(t, http.MethodGet, "/v1/links/"+id, o.key, "")
+					assert.Equal(t, http.StatusNotFound, status, "the link is gone")
+				})
+			}
 		}
 	})
 }
