@@ -40,7 +40,8 @@ func NewMatcher(s *store.Store) *attribution.Matcher {
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
 	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, invitations *org.Invitations, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
 	limiter ratelimit.Limiter, s *store.Store, secret Secret, resolver *linking.Resolver, clicks *analytics.Recorder,
-	matcher *attribution.Matcher) *httpapi.API {
+	matcher *attribution.Matcher, extra APIRoutes) *httpapi.API {
+	pages := accountPagesOptions(cfg, secret)
 	return httpapi.New(httpapi.Options{
 		Authenticator: a,
 		Keys:          keys,
@@ -53,7 +54,7 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Parameters:    parameters,
 		Accounts:      accounts,
 		Audit:         auditLog,
-		AccountPages:  &httpapi.AccountPagesOptions{Secret: secret, PublicURL: cfg.PublicURL},
+		AccountPages:  &pages,
 		// The SDK resolve reads through the link-domain handler's cache,
 		// builds URLs with its params options and records its clicks
 		// through the same recorder.
@@ -68,6 +69,8 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,
 		Logger:         log,
+		// The OAuth endpoints and pages, when the binary has them.
+		Routes: extra.Routes,
 	})
 }
 

@@ -1,0 +1,127 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/audit"
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/oauth"
+	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/store"
+)
+
+// OAuthCleanUpInterval is how often expired OAuth codes and tokens are
+// deleted.
+const OAuthCleanUpInterval = 15 * time.Minute
+
+// APIRoutes are the routes other modules add to the service host's API
+// handler (httpapi.Options.Routes), through the "api_routes" value group.
+type APIRoutes struct {
+	fx.In
+	Routes []httpapi.Route `group:"api_routes"`
+}
+
+// OAuth provides the OAuth authorization server: its endpoints and pages as
+// API routes, its access token verifier for the MCP endpoint, and the
+// periodic clean-up of expired tokens.
+var OAuth = fx.Module("oauth",
+	fx.Provide(
+		NewOAuthServer,
+		func(s *oauth.Server) auth.OAuthTokenVerifier { return s },
+		fx.Annotate(OAuthRoutes, fx.ResultTags(`group:"api_routes,flatten"`)),
+	),
+)
+
+// NewOAuthServer returns the authorization server over s, its issuer and
+// resource derived from --public-url, its HMAC key from the server secret,
+// reading the account pages' sessions; it deletes expired codes and tokens
+// every OAuthCleanUpInterval while the application runs.
+func NewOAuthServer(lc fx.Lifecycle, cfg Config, s *store.Store, secret Secret, accounts *account.Service,
+	limiter ratelimit.Limiter, log *slog.Logger) (*oauth.Server, error) {
+	srv, err := oauth.New(oauth.Options{
+		PublicURL: cfg.PublicURL,
+		Secret:    secret,
+		Store:     s.OAuth(nil, oauth.RefreshGracePeriod),
+		Sessions:  httpapi.NewPageSessions(accounts, accountPagesOptions(cfg, secret)),
+		Members:   accounts,
+		Limiter:   limiter,
+		ClientIP:  func(r *http.Request) netip.Addr { return httpapi.ClientIPFrom(r.Context()) },
+		Logger:    log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	runInBackground(lc, "oauth: expired token clean-up", func(ctx context.Context) error {
+		t := time.NewTicker(OAuthCleanUpInterval)
+		defer t.Stop()
+		cleanUpOAuth(ctx, srv, log, t.C)
+		return nil
+	})
+	return srv, nil
+}
+
+// cleanUpOAuth deletes expired OAuth rows on every tick until ctx ends; a
+// failure is logged and the next tick tries again.
+func cleanUpOAuth(ctx context.Context, srv *oauth.Server, log *slog.Logger, ticks <-chan time.Time) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+			n, err := srv.CleanUp(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("deleting expired OAuth tokens failed", "err", err)
+				continue
+			}
+			if n > 0 {
+				log.Debug("deleted expired OAuth tokens", "count", n)
+			}
+		}
+	}
+}
+
+// OAuthRoutes returns the authorization server's endpoints as API routes.
+func OAuthRoutes(srv *oauth.Server) []httpapi.Route {
+	var out []httpapi.Route
+	for _, r := range srv.Routes() {
+		out = append(out, httpapi.Route{Method: r.Method, Path: r.Path, Handler: r.Handler})
+	}
+	return out
+}
+
+// accountPagesOptions are the sign-in pages' options, shared by the API and
+// the OAuth pages so that both read one session cookie and CSRF scheme.
+func accountPagesOptions(cfg Config, secret Secret) httpapi.AccountPagesOptions {
+	return httpapi.AccountPagesOptions{Secret: secret, PublicURL: cfg.PublicURL}
+}
+
+// AuthPages is hoplink-auth's API handler: the health checks, the sign-in
+// and account pages and the API routes (the OAuth endpoints), without the
+// /v1 resources.
+type AuthPages struct{ *httpapi.API }
+
+// NewAuthPages returns hoplink-auth's API handler.
+func NewAuthPages(cfg Config, log *slog.Logger, a *auth.Authenticator, accounts *account.Service, auditLog *audit.Service,
+	limiter ratelimit.Limiter, s *store.Store, secret Secret, extra APIRoutes) AuthPages {
+	pages := accountPagesOptions(cfg, secret)
+	return AuthPages{httpapi.New(httpapi.Options{
+		Authenticator:  a,
+		Accounts:       accounts,
+		Audit:          auditLog,
+		AccountPages:   &pages,
+		Secret:         secret,
+		Limiter:        limiter,
+		Ready:          s.Ping,
+		TrustedProxies: cfg.TrustedProxies,
+		Logger:         log,
+		Routes:         extra.Routes,
+	})}
+}
