@@ -58,12 +58,13 @@ func (c *clock) Advance(d time.Duration) {
 // the sign-in pages, the authorization server and the MCP endpoint, over
 // real HTTP on loopback.
 type harness struct {
-	store  *store.Store
-	clock  *clock
-	orgs   *org.Service
-	oauth  *oauth.Server
-	srv    *httptest.Server
-	public string
+	store    *store.Store
+	clock    *clock
+	orgs     *org.Service
+	accounts *account.Service
+	oauth    *oauth.Server
+	srv      *httptest.Server
+	public   string
 }
 
 func newHarness(t *testing.T, s *store.Store) *harness {
@@ -75,6 +76,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	h.orgs = org.NewService(s, a, c.Now, nil)
 	accounts, err := account.NewService(s, testSecret, account.Options{Clock: c.Now})
 	require.NoError(t, err)
+	h.accounts = accounts
 	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: "hop.localhost",
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})
@@ -282,3 +284,25 @@ func (b *browser) tokens(form url.Values) response {
 }
 
 type storeT = store.Store
+
+// connection is a finished authorization of a public client.
+type connection struct {
+	clientID, redirect, access, refresh string
+}
+
+// connect registers a public client, signs user in with b, consents for
+// orgChoice with scope and exchanges the code.
+func (h *harness) connect(t testing.TB, b *browser, email, orgChoice, scope string) connection {
+	t.Helper()
+	redirect := "http://127.0.0.1:40000/cb"
+	clientID := b.registerPublic(redirect)
+	p := newPKCE()
+	back := b.consent(authorizeQuery(clientID, redirect, h.public+"/mcp", p, scope), email, orgChoice)
+	code := back.Query().Get("code")
+	require.NotEmpty(t, code, back.String())
+	res := b.tokens(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
+		"client_id": {clientID}, "code_verifier": {p.verifier}})
+	require.Equal(t, http.StatusOK, res.status, res.body)
+	v := res.json(t)
+	return connection{clientID: clientID, redirect: redirect, access: v["access_token"].(string), refresh: v["refresh_token"].(string)}
+}
