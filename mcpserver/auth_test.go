@@ -144,6 +144,8 @@ func TestMethodsAndOrigins(t *testing.T) {
 			assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 			assert.Equal(t, "POST", resp.Header.Get("Allow"))
 			assertEnvelope(t, body, errcode.MethodNotAllowed)
+			assert.NotEmpty(t, resp.Header.Get("X-Request-Id"))
+			assert.Equal(t, "60", resp.Header.Get("X-RateLimit-Limit"), "limited per client IP like REST's 405")
 		})
 	}
 	cross := []map[string]string{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/netip"
 
 	"github.com/google/uuid"
 
@@ -25,9 +26,8 @@ var errSDKKey = errcode.New(errcode.SDKKeyRouteForbidden, "SDK keys may call onl
 // authenticate returns the caller of r, or answers r and returns false:
 // 401 with the challenge without credentials or with a bad one, 403
 // SDK_KEY_ROUTE_FORBIDDEN for an SDK key, 429 past the rate limit.
-func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request) (*caller, bool) {
+func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.Addr) (*caller, bool) {
 	ctx := r.Context()
-	ip := httpapi.ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies)
 	refuse := func(err error, challenge string) (*caller, bool) {
 		if !h.limit(w, r, "ip:"+ip.String(), httpapi.AnonymousRule) {
 			return nil, false

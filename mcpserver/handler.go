@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -146,16 +148,22 @@ type callerKey struct{}
 // ServeHTTP implements http.Handler: method, origin, credentials and, for an
 // OAuth token, the scopes of the tools it calls, then the SDK.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Request-Id", requestID(r))
+	ip := httpapi.ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies)
 	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		httpapi.WriteError(w, r, nil, errcode.New(errcode.MethodNotAllowed, "the MCP endpoint takes POST only"))
+		if h.limit(w, r, "ip:"+ip.String(), httpapi.AnonymousRule) {
+			w.Header().Set("Allow", http.MethodPost)
+			httpapi.WriteError(w, r, nil, errcode.New(errcode.MethodNotAllowed, "the MCP endpoint takes POST only"))
+		}
 		return
 	}
 	if err := h.origins.Check(r); err != nil {
-		httpapi.WriteError(w, r, nil, errcode.New(errcode.Forbidden, "cross-origin requests are not allowed"))
+		if h.limit(w, r, "ip:"+ip.String(), httpapi.AnonymousRule) {
+			httpapi.WriteError(w, r, nil, errcode.New(errcode.Forbidden, "cross-origin requests are not allowed"))
+		}
 		return
 	}
-	c, ok := h.authenticate(w, r)
+	c, ok := h.authenticate(w, r, ip)
 	if !ok {
 		return
 	}
@@ -287,4 +295,20 @@ func (h *Handler) server(r *http.Request) *mcp.Server {
 		})
 	}
 	return s
+}
+
+// requestID returns the request's well-formed X-Request-Id (1 to 128
+// printable ASCII characters), or a new random one, as the REST API does.
+func requestID(r *http.Request) string {
+	id := r.Header.Get("X-Request-Id")
+	valid := id != "" && len(id) <= 128
+	for i := 0; valid && i < len(id); i++ {
+		valid = id[i] >= 0x21 && id[i] <= 0x7e
+	}
+	if valid {
+		return id
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

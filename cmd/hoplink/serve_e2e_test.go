@@ -84,6 +84,9 @@ func TestServeProcess(t *testing.T) {
 		status, _ = srv.get(t, "hop.localhost", "/login", "")
 		assert.Equal(t, http.StatusNotFound, status, "a link domain has no sign-in page")
 
+		// The service host serves the MCP endpoint too.
+		assertServesMCP(t, srv, rawKey, orgID)
+
 		// Any other host is a link domain, even with a valid key; its 404
 		// is an HTML page unless the client prefers JSON.
 		status, body = srv.get(t, "hop.localhost", "/v1/organizations/"+orgID, rawKey)

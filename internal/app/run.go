@@ -102,13 +102,15 @@ func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analyt
 	return rec
 }
 
-// AuthService is the OAuth and MCP binary. It serves health checks now.
+// AuthService is the OAuth and MCP binary: the service routes (/mcp) in
+// front of the health checks. The MCP tools run on the REST API's services,
+// so the API is built, though this binary serves no /v1.
 func AuthService() fx.Option {
-	return fx.Options(fx.Provide(healthHandler), Server)
+	return fx.Options(API, MCP, fx.Provide(NewClickRecorder, healthHandler), Server)
 }
 
-func healthHandler(s *store.Store) Handler {
-	return Handler{httpapi.Health(s.Ping)}
+func healthHandler(s *store.Store, routes ServiceRoutes) Handler {
+	return Handler{NewServiceHandler(httpapi.Health(s.Ping), routes.Routes)}
 }
 
 // BootstrapOptions say whether serve creates a first organization.
@@ -118,15 +120,18 @@ type BootstrapOptions struct {
 	Out io.Writer
 }
 
-// ServeAll is the all-in-one server: the API and the auth endpoints on the
-// service hosts, link domains on every other host, and a first organization
+// ServeAll is the all-in-one server: the API, /mcp and the auth endpoints on
+// the service hosts, link domains on every other host, and a first organization
 // with its key on an empty database.
 func ServeAll(boot BootstrapOptions) fx.Option {
 	return fx.Options(
 		API,
+		MCP,
 		fx.Supply(boot),
-		fx.Provide(NewLinkDomain, NewClickRecorder, func(cfg Config, a *httpapi.API, l *httpapi.LinkDomain) Handler {
-			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts, Service: a, LinkDomain: l}}
+		fx.Provide(NewLinkDomain, NewClickRecorder, func(cfg Config, a *httpapi.API, l *httpapi.LinkDomain,
+			routes ServiceRoutes) Handler {
+			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts,
+				Service: NewServiceHandler(a, routes.Routes), LinkDomain: l}}
 		}),
 		// The listener opens first, so that a taken address fails the start
 		// before anything is created.
