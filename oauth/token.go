@@ -92,7 +92,12 @@ var _ auth.OAuthTokenVerifier = (*Server)(nil)
 // connection's use (at most once per minute).
 func (s *Server) VerifyAccessToken(ctx context.Context, token, resource string) (*auth.OAuthGrant, error) {
 	sess := &Session{}
-	_, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, sess)
+	use, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, sess)
+	if err == nil && use != fosite.AccessToken {
+		// fosite falls back to the other token types: a refresh token is
+		// not a credential for the resource.
+		return nil, fmt.Errorf("%w: not an access token", auth.ErrInvalidToken)
+	}
 	if err != nil {
 		rfc := fosite.ErrorToRFC6749Error(err)
 		if rfc.CodeField >= 500 {
