@@ -86,6 +86,8 @@ func TestServeProcess(t *testing.T) {
 
 		// The service host serves the MCP endpoint too.
 		assertServesMCP(t, srv, rawKey, orgID)
+		// And the OAuth authorization server.
+		assertServesOAuth(t, srv)
 
 		// Any other host is a link domain, even with a valid key; its 404
 		// is an HTML page unless the client prefers JSON.

@@ -103,14 +103,15 @@ func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analyt
 }
 
 // AuthService is the OAuth and MCP binary: the service routes (/mcp) in
-// front of the health checks. The MCP tools run on the REST API's services,
-// so the API is built, though this binary serves no /v1.
+// front of the authorization server, the sign-in and account pages and the
+// health checks (AuthPages). The MCP tools run on the REST API's services,
+// so the API is built, though this binary serves no /v1 resources.
 func AuthService() fx.Option {
-	return fx.Options(API, MCP, fx.Provide(NewClickRecorder, healthHandler), Server)
+	return fx.Options(API, MCP, OAuth, fx.Provide(NewClickRecorder, NewAuthPages, authHandler), Server)
 }
 
-func healthHandler(s *store.Store, routes ServiceRoutes) Handler {
-	return Handler{NewServiceHandler(httpapi.Health(s.Ping), routes.Routes)}
+func authHandler(pages AuthPages, routes ServiceRoutes) Handler {
+	return Handler{NewServiceHandler(pages, routes.Routes)}
 }
 
 // BootstrapOptions say whether serve creates a first organization.
@@ -127,6 +128,7 @@ func ServeAll(boot BootstrapOptions) fx.Option {
 	return fx.Options(
 		API,
 		MCP,
+		OAuth,
 		fx.Supply(boot),
 		fx.Provide(NewLinkDomain, NewClickRecorder, func(cfg Config, a *httpapi.API, l *httpapi.LinkDomain,
 			routes ServiceRoutes) Handler {
