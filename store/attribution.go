@@ -274,8 +274,8 @@ func (s *Store) DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID, u
 // makes a concurrent claim of the same click wait for this transaction and
 // then fail. The clicks are then updated only where claimed_by_install is
 // still NULL (on PostgreSQL the update re-checks that after waiting for a
-// concurrent claim's row locks); when the install's own click is not among
-// the rows updated, another install holds it and nothing is written.
+// concurrent claim's row lock); when the install's own click is not
+// updated, another install holds it and nothing is written.
 func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attribution.Attempt) error {
 	row, err := fromInstallRecord(&in)
 	if err != nil {
@@ -289,15 +289,20 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 			}
 			return err
 		}
-		if len(in.ClaimedClickIDs) > 0 {
-			var claimed []uuid.UUID
-			err := tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).
-				Where("org_id = ? AND id IN (?) AND claimed_by_install IS NULL", in.OrgID, bun.List(in.ClaimedClickIDs)).
-				Returning("id").Scan(ctx, &claimed)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		// One statement per click (a session has a few): with id = ? the
+		// primary key is always the index used, where an IN list lets
+		// SQLite's planner walk the organization's clicks instead.
+		for _, id := range in.ClaimedClickIDs {
+			res, err := tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).
+				Where("id = ? AND org_id = ? AND claimed_by_install IS NULL", id, in.OrgID).Exec(ctx)
+			if err != nil {
 				return err
 			}
-			if in.ClickID != nil && !containsID(claimed, *in.ClickID) {
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			if n == 0 && in.ClickID != nil && id == *in.ClickID {
 				return attribution.ErrClaimed
 			}
 		}
@@ -375,15 +380,6 @@ func appWhere(q *bun.SelectQuery, col string, f attribution.AppFilter) *bun.Sele
 		return q.Where("? = ?", bun.Safe(col), *f.ID)
 	}
 	return q
-}
-
-func containsID(ids []uuid.UUID, id uuid.UUID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 func deref(s *string) string {
