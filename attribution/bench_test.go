@@ -196,7 +196,7 @@ func BenchmarkMatch(b *testing.B) {
 		w := benchOnce["sqlite"]
 		benchMu.Unlock()
 		if w == nil {
-			s, err := store.Open(context.Background(), filepath.Join(dir, "bench.db")))
+			s, err := store.Open(context.Background(), filepath.Join(dir, "bench.db"))
 			require.NoError(b, err)
 			require.NoError(b, s.Migrate(context.Background()))
 			w = loadBenchWorld(b, "sqlite", s)
