@@ -173,6 +173,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
 				httpapi.WriteError(w, r, nil, errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB"))
+			} else {
+				httpapi.WriteError(w, r, nil, errcode.Field("body", "could not be read"))
 			}
 			return
 		}
