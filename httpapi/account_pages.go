@@ -108,6 +108,9 @@ func (p *accountPages) routes(root routes) {
 	root.handle(http.MethodPost, "/account/sessions/revoke", p.page(p.revokeSession))
 	root.handle(http.MethodGet, "/account/2fa", p.page(p.twoFactorPage))
 	root.handle(http.MethodPost, "/account/2fa", p.page(p.twoFactor))
+	if p.a.opts.Invitations != nil && p.a.opts.Orgs != nil {
+		p.invitationRoutes(root)
+	}
 }
 
 // page adapts a page handler: every answer carries the pages' security
@@ -124,7 +127,8 @@ func (p *accountPages) page(h func(w http.ResponseWriter, r *http.Request) error
 		hd["Cache-Control"] = noStore
 		if err := h(w, req.Request); err != nil {
 			if !errors.Is(err, context.Canceled) {
-				p.a.log.ErrorContext(req.Context(), "serving an account page", "path", req.URL.Path, "err", err)
+				// The route, not the path: an invitation's path holds its token.
+				p.a.log.ErrorContext(req.Context(), "serving an account page", "route", req.Route(), "err", err)
 			}
 			p.render(w, req.Request, http.StatusInternalServerError, "error", pageData{Title: "Something went wrong",
 				Error: "Something went wrong on our side. Please try again."})

@@ -43,6 +43,9 @@ type pageData struct {
 	URI         template.URL
 	QR          template.URL
 	BackupCodes []string
+
+	// Invitation is the invitation of the acceptance page.
+	Invitation *invitationView
 }
 
 // accountStyle is the pages' only style; AccountPageCSP allows it by hash.
@@ -174,11 +177,13 @@ var accountBodies = map[string]string{
 // accountPageTemplates holds one template per page, each the layout with
 // its body.
 var accountPageTemplates = func() map[string]*template.Template {
-	out := make(map[string]*template.Template, len(accountBodies))
-	for name, body := range accountBodies {
-		t := template.Must(accountTemplates.Clone())
-		template.Must(t.New("body").Parse(body))
-		out[name] = t
+	out := make(map[string]*template.Template, len(accountBodies)+len(invitationBodies))
+	for _, bodies := range []map[string]string{accountBodies, invitationBodies} {
+		for name, body := range bodies {
+			t := template.Must(accountTemplates.Clone())
+			template.Must(t.New("body").Parse(body))
+			out[name] = t
+		}
 	}
 	return out
 }()

@@ -96,6 +96,19 @@ type InvitationStore interface {
 	// whether it was revoked now (false: it was not pending and is
 	// unchanged); errcode.ErrNotFound when there is none in orgID.
 	RevokeInvitation(ctx context.Context, orgID, id uuid.UUID, at time.Time) (*Invitation, bool, error)
+	// InvitationByTokenHash returns the invitation, of any organization,
+	// whose token hashes to hash (HashInvitationToken);
+	// errcode.ErrNotFound when there is none.
+	InvitationByTokenHash(ctx context.Context, hash string) (*Invitation, error)
+	// AcceptInvitation makes m a membership and sets accepted_at and
+	// updated_at of invitation id of m.OrgID to at, in one transaction that
+	// no concurrent CreateInvitation or AcceptInvitation of the organization
+	// interleaves with, checking in this order: the invitation is pending
+	// at at (ErrInvitationNotPending); m.UserID is not a member
+	// (ErrAlreadyMember); the members number fewer than seats
+	// (ErrSeatLimit). It returns the invitation as it is then;
+	// errcode.ErrNotFound when there is none in m.OrgID.
+	AcceptInvitation(ctx context.Context, id uuid.UUID, m *Member, seats int, at time.Time) (*Invitation, error)
 }
 
 // Errors an InvitationStore returns (wrapped) for the refusals of CreateInvitation.
@@ -103,6 +116,9 @@ var (
 	ErrAlreadyMember       = errors.New("the email is already a member")
 	ErrDuplicateInvitation = errors.New("a pending invitation has the email")
 	ErrSeatLimit           = errors.New("seat limit reached")
+	// ErrInvitationNotPending is returned (wrapped) by AcceptInvitation for
+	// an invitation accepted, revoked or expired meanwhile.
+	ErrInvitationNotPending = errors.New("the invitation is not pending")
 )
 
 // CreateInvitationInput is the body of POST /invitations.
@@ -119,10 +135,12 @@ type InvitationPage struct {
 
 // Invitations manages invitations (SPEC.md, Invitations): reading needs
 // team:read (every role), creating and revoking team:write (owners and
-// admins). Acceptance is not here. It is safe for concurrent use.
+// admins). Offer and Accept serve the acceptance page, where the token is
+// the credential. It is safe for concurrent use.
 type Invitations struct {
 	store  InvitationStore
 	orgs   Store
+	forget Forgetter
 	box    cipher.AEAD
 	clock  func() time.Time
 	random io.Reader
@@ -327,4 +345,109 @@ func (s *Invitations) Revoke(ctx context.Context, p *auth.Principal, id uuid.UUI
 		return nil, err
 	}
 	return inv, nil
+}
+
+// ForgetThrough makes Accept tell forget of every new member, so that keys
+// a returning member created work again at once. Call it before use.
+func (s *Invitations) ForgetThrough(forget Forgetter) { s.forget = forget }
+
+// InvitationOffer is an invitation as its acceptance page shows it.
+type InvitationOffer struct {
+	*Invitation
+	// OrgName is the inviting organization's name.
+	OrgName string
+	// State is the invitation's state when it was read.
+	State string
+
+	org *Organization
+}
+
+// Offer returns the invitation whose token is token, with its
+// organization's name and its state now; NOT_FOUND when no invitation has
+// the token.
+func (s *Invitations) Offer(ctx context.Context, token string) (*InvitationOffer, error) {
+	return s.offer(ctx, token, s.now())
+}
+
+func (s *Invitations) offer(ctx context.Context, token string, now time.Time) (*InvitationOffer, error) {
+	if token == "" {
+		return nil, errcode.New(errcode.NotFound, "invitation not found")
+	}
+	inv, err := s.store.InvitationByTokenHash(ctx, HashInvitationToken(token))
+	if errors.Is(err, errcode.ErrNotFound) {
+		return nil, errcode.New(errcode.NotFound, "invitation not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.orgs.OrganizationByID(ctx, inv.OrgID)
+	if errors.Is(err, errcode.ErrNotFound) {
+		return nil, errcode.New(errcode.NotFound, "invitation not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &InvitationOffer{Invitation: inv, OrgName: o.Name, State: inv.State(now), org: o}, nil
+}
+
+// notPending returns the error of an invitation in state, which is not pending.
+func notPending(state string) error {
+	switch state {
+	case InvitationAccepted:
+		return errcode.New(errcode.InvitationAlreadyAccepted, "the invitation has been accepted already")
+	case InvitationRevoked:
+		return errcode.New(errcode.InvitationAlreadyRevoked, "the invitation has been revoked")
+	}
+	return errcode.New(errcode.InvitationExpired, "the invitation has expired")
+}
+
+// Accept makes the user userID, whose email is email, a member of the
+// organization of the invitation whose token is token, with the invited
+// role, and marks the invitation accepted, in one transaction (our design).
+// Errors, in order: NOT_FOUND for no such invitation;
+// INVITATION_ALREADY_ACCEPTED, INVITATION_ALREADY_REVOKED or
+// INVITATION_EXPIRED when it is not pending; FORBIDDEN when email is not
+// the invitation's (an invitation is for its email alone); ALREADY_MEMBER
+// when the user is a member already; SEAT_LIMIT_EXCEEDED when the
+// organization's members fill its plan's seats now (pending invitations do
+// not count here: each was counted when it was made).
+func (s *Invitations) Accept(ctx context.Context, token string, userID uuid.UUID, email string) (*InvitationOffer, *Member, error) {
+	now := s.now()
+	off, err := s.offer(ctx, token, now)
+	if err != nil {
+		return nil, nil, err
+	}
+	if off.State != InvitationPending {
+		return nil, nil, notPending(off.State)
+	}
+	if norm, err := NormalizeEmail(email); err != nil || norm != off.Email {
+		return nil, nil, errcode.Newf(errcode.Forbidden, "this invitation is for %s; sign in with that email to accept it", off.Email)
+	}
+	o := off.org
+	seats := LimitsOf(o.Plan).Seats
+	m := &Member{OrgID: off.OrgID, UserID: userID, Email: off.Email, Role: off.Role, CreatedAt: now, UpdatedAt: now}
+	inv, err := s.store.AcceptInvitation(ctx, off.ID, m, seats, now)
+	switch {
+	case errors.Is(err, ErrInvitationNotPending):
+		cur, err := s.store.InvitationByID(ctx, off.OrgID, off.ID)
+		if err != nil {
+			return nil, nil, notFound(err)
+		}
+		return nil, nil, notPending(cur.State(now))
+	case errors.Is(err, ErrAlreadyMember), errors.Is(err, errcode.ErrConflict):
+		// A conflict: the membership was made meanwhile by another way in.
+		return nil, nil, errcode.Newf(errcode.AlreadyMember, "you are already a member of %s", o.Name)
+	case errors.Is(err, ErrSeatLimit):
+		return nil, nil, errcode.Newf(errcode.SeatLimitExceeded,
+			"%s has no free seat: its %s plan has %d; an owner can upgrade the plan or remove a member", o.Name, o.Plan, seats)
+	case errors.Is(err, errcode.ErrNotFound):
+		return nil, nil, errcode.New(errcode.NotFound, "invitation not found")
+	case err != nil:
+		return nil, nil, err
+	}
+	if s.forget != nil {
+		s.forget.ForgetCreator(userID)
+	}
+	off.Invitation, off.State = inv, InvitationAccepted
+	return off, m, nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -168,4 +169,77 @@ func (s *Store) RevokeInvitation(ctx context.Context, orgID, id uuid.UUID, at ti
 		return nil, false, err
 	}
 	return inv, n == 1, nil
+}
+
+// InvitationByTokenHash implements org.InvitationStore. The token is the
+// credential of the acceptance page, so the lookup names no organization.
+func (s *Store) InvitationByTokenHash(ctx context.Context, hash string) (*org.Invitation, error) {
+	var row invitationRow
+	if err := s.db.NewSelect().Model(&row).Where("i.token_hash = ?", hash).Scan(ctx); err != nil {
+		return nil, s.err("invitation by token", err)
+	}
+	return toInvitation(&row), nil
+}
+
+// AcceptInvitation implements org.InvitationStore. As CreateInvitation, it
+// locks the organization's row first on PostgreSQL; the membership insert
+// and the conditional update of the invitation are one transaction.
+func (s *Store) AcceptInvitation(ctx context.Context, id uuid.UUID, m *org.Member, seats int, at time.Time) (*org.Invitation, error) {
+	var inv *org.Invitation
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewSelect().Model((*orgRow)(nil)).Column("o.id").Where("o.id = ?", m.OrgID)
+		if tx.Dialect().Name() == dialect.PG {
+			q.For("NO KEY UPDATE")
+		}
+		var orgID uuid.UUID
+		if err := q.Scan(ctx, &orgID); err != nil {
+			return err
+		}
+		var row invitationRow
+		if err := tx.NewSelect().Model(&row).Where("i.id = ? AND i.org_id = ?", id, m.OrgID).Scan(ctx); err != nil {
+			return err
+		}
+		if toInvitation(&row).State(utc(at)) != org.InvitationPending {
+			return org.ErrInvitationNotPending
+		}
+		member, err := tx.NewSelect().Model((*memberRow)(nil)).
+			Where("m.org_id = ? AND m.user_id = ?", m.OrgID, m.UserID).Exists(ctx)
+		if err != nil {
+			return err
+		}
+		if member {
+			return org.ErrAlreadyMember
+		}
+		members, err := tx.NewSelect().Model((*memberRow)(nil)).Where("m.org_id = ?", m.OrgID).Count(ctx)
+		if err != nil {
+			return err
+		}
+		if int(members) >= seats {
+			return org.ErrSeatLimit
+		}
+		if _, err := tx.NewInsert().Model(fromMember(m)).Exec(ctx); err != nil {
+			return err
+		}
+		res, err := tx.NewUpdate().Model((*invitationRow)(nil)).
+			Set("accepted_at = ?", utc(at)).Set("updated_at = ?", utc(at)).
+			Where("i.id = ? AND i.org_id = ? AND "+pendingAt, id, m.OrgID, utc(at)).
+			Exec(ctx)
+		if err := oneRow(res, err); errors.Is(err, sql.ErrNoRows) {
+			// Revoked meanwhile (revocations take no lock): the insert is
+			// rolled back with the transaction.
+			return org.ErrInvitationNotPending
+		} else if err != nil {
+			return err
+		}
+		row.AcceptedAt, row.UpdatedAt = ptr(utc(at)), utc(at)
+		inv = toInvitation(&row)
+		return nil
+	})
+	if errors.Is(err, org.ErrInvitationNotPending) || errors.Is(err, org.ErrAlreadyMember) || errors.Is(err, org.ErrSeatLimit) {
+		return nil, fmt.Errorf("store: accept invitation: %w", err)
+	}
+	if err != nil {
+		return nil, s.err("accept invitation", err)
+	}
+	return inv, nil
 }

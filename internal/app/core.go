@@ -53,8 +53,14 @@ var Core = fx.Module("core",
 		NewDomainService,
 		func(s *store.Store, a *auth.Authenticator) *org.Team { return org.NewTeam(s, a, nil) },
 		// Invitation tokens are kept encrypted under a key derived from the server secret.
-		func(s *store.Store, secret Secret) (*org.Invitations, error) {
-			return org.NewInvitations(s, s, secret, nil, nil)
+		func(s *store.Store, secret Secret, a *auth.Authenticator) (*org.Invitations, error) {
+			inv, err := org.NewInvitations(s, s, secret, nil, nil)
+			if err != nil {
+				return nil, err
+			}
+			// A member who left and comes back by an invitation gets their keys back at once.
+			inv.ForgetThrough(a)
+			return inv, nil
 		},
 		NewLinkService,
 		NewAppService,
