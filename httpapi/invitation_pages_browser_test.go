@@ -1,0 +1,111 @@
+package httpapi_test
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/store/storetest"
+)
+
+// TestBrowserAcceptInvitation drives the acceptance in headless Chromium:
+// open the invitation link, create the invited email's account, accept, and
+// land on /account showing the organization and the role. Only loopback is
+// reachable.
+func TestBrowserAcceptInvitation(t *testing.T) {
+	bin := findChromium(exec.LookPath, isExecutable)
+	if bin == "" {
+		t.Skip(skipNoChromium)
+	}
+	h := newPagesHarness(t, storetest.SQLite(t), withInvitations())
+	inv := h.invite(t, h.org.key.raw, "invitee@example.com", auth.RoleAdmin)
+	base := h.srv.URL
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox, // root in a container without a sandbox
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("no-proxy-server", true),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	require.NoError(t, chromedp.Do(browser), "starting chromium")
+
+	location := func(ctx context.Context) string {
+		t.Helper()
+		l, err := chromedp.Run(ctx, chromedp.Location())
+		require.NoError(t, err)
+		return l
+	}
+	// waitFor waits a few seconds for the element with id and, when it does
+	// not come, shows the page the browser is on instead.
+	waitFor := func(ctx context.Context, id string) {
+		t.Helper()
+		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+			require.NoError(t, err, "waiting for #%s on %s:\n%s", id, location(ctx), body)
+		}
+	}
+	text := func(ctx context.Context, id string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
+		require.NoError(t, err)
+		return s
+	}
+
+	step, cancelStep := context.WithTimeout(browser, 30*time.Second)
+	defer cancelStep()
+	link := base + "/invitations/" + inv.Token
+	require.NoError(t, chromedp.Do(step, chromedp.Navigate(link)))
+	waitFor(step, "invitation-org")
+	assert.Equal(t, "Acme", text(step, "invitation-org"))
+	assert.Equal(t, "admin", text(step, "invitation-role"))
+	email, err := chromedp.Run(step, chromedp.Evaluate[string](`document.getElementById('email').value`))
+	require.NoError(t, err)
+	assert.Equal(t, "invitee@example.com", email, "the invited email, prefilled")
+	readOnly, err := chromedp.Run(step, chromedp.Evaluate[bool](`document.getElementById('email').readOnly`))
+	require.NoError(t, err)
+	assert.True(t, readOnly, "and fixed")
+
+	require.NoError(t, chromedp.Do(step,
+		chromedp.SendKeys(chromedp.ID("password"), testPassword),
+		chromedp.SendKeys(chromedp.ID("password_confirm"), testPassword),
+		chromedp.Click(chromedp.ID("create-account")),
+	))
+	waitFor(step, "accept")
+	assert.Equal(t, link, location(step), "signed in, back on the invitation")
+	require.NoError(t, chromedp.Do(step, chromedp.Click(chromedp.ID("accept"))))
+	waitFor(step, "account-email")
+	assert.Equal(t, base+"/account", location(step))
+	assert.Equal(t, "invitee@example.com", text(step, "account-email"))
+	rows, err := chromedp.Run(step, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll('section[aria-labelledby="orgs-h"] tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent).join('|'))`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Acme|admin"}, rows, "the organization and the role")
+	assert.Equal(t, auth.RoleAdmin, h.role(t, "invitee@example.com"))
+	assert.Contains(t, h.auditActions(t), "member.added")
+}
