@@ -127,6 +127,18 @@ func TestChallenges(t *testing.T) {
 		assert.NotEqual(t, before, resp.Header.Get("X-RateLimit-Remaining"))
 		assert.Equal(t, "57", resp.Header.Get("X-RateLimit-Remaining"), "MCP and REST share one allowance")
 	})
+	t.Run("past the key's allowance the answer is 429 with Retry-After", func(t *testing.T) {
+		var resp *http.Response
+		for range 60 {
+			resp, _ = h.raw(t, http.MethodPost, callBody("list_links", `{}`), v0618(o.key))
+			if resp.StatusCode == http.StatusTooManyRequests {
+				break
+			}
+		}
+		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		assert.NotEmpty(t, resp.Header.Get("Retry-After"))
+		assert.Equal(t, "0", resp.Header.Get("X-RateLimit-Remaining"))
+	})
 	t.Run("the SDK client sees the 401 when it connects without credentials", func(t *testing.T) {
 		_, err := h.connect(t, "", "2025-11-25")
 		require.Error(t, err)

@@ -163,6 +163,8 @@ func TestToolErrorsCarryTheirCodes(t *testing.T) {
 			code: errcode.ValidationError, fields: []any{"to"}},
 		{name: "a cursor that is not one is CURSOR_INVALID", tool: "list_attribution_attempts",
 			args: map[string]any{"cursor": "garbage"}, code: errcode.CursorInvalid},
+		{name: "a limit of the plan is refused with its code: Free reads 30 days back", tool: "list_installs",
+			args: map[string]any{"from": start.AddDate(0, 0, -60).Format(time.RFC3339)}, code: errcode.LookbackExceeded},
 		{name: "an org that is not a UUID is VALIDATION_ERROR", tool: "list_links",
 			args: map[string]any{"org": "acme"}, code: errcode.ValidationError, fields: []any{"org"}},
 	}
