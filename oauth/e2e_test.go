@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/auth"
-	"github.com/hoplink/hoplink/oauth"
 	"github.com/hoplink/hoplink/store/storetest"
 )
 
@@ -131,7 +131,20 @@ func TestEndToEndAsAnMCPClient(t *testing.T) {
 		require.Equal(t, http.StatusOK, page.status)
 		assert.Contains(t, page.body, "Test Desktop")
 		assert.Contains(t, page.body, "Acme")
+
+		// Revoking the connection there ends the token at /mcp at once.
+		fresh := refreshed["access_token"].(string)
+		g, err := h.oauth.VerifyAccessToken(t.Context(), fresh, resource)
+		require.NoError(t, err)
+		rev := b.post("/account/connections/revoke", url.Values{"csrf_token": {hiddenFields(page.body).Get("csrf_token")}, "id": {g.ConnectionID.String()}})
+		require.Equal(t, http.StatusSeeOther, rev.status, rev.body)
+		req, err := http.NewRequest(http.MethodPost, resource, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+fresh)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res = b.do(req)
+		require.Equal(t, http.StatusUnauthorized, res.status, res.body)
+		assert.Contains(t, res.header.Get("WWW-Authenticate"), `error="invalid_token"`)
 	})
 }
-
-var _ = oauth.Issuer
