@@ -17,5 +17,8 @@
 // They are mounted on the API's root group (Options.AccountPages with
 // Options.Accounts) and call package account for every rule; package audit
 // records what they do. They are server-rendered with html/template, need no
-// JavaScript, and send a CSP with no script at all.
+// JavaScript, and send a CSP with no script at all. The invitation
+// acceptance pages (/invitations/{token}; invitation_pages.go) are served
+// with them, with Options.Invitations and Options.Orgs, on the same
+// sessions, CSRF tokens and templates.
 package httpapi
