@@ -47,7 +47,8 @@ func (s *Server) validResource(form url.Values) bool {
 }
 
 // issWriter adds the iss parameter (RFC 9207) to the authorization
-// response's redirect, success or error.
+// response's redirect to the client, success or error; the server's own
+// redirects (to /login, to /account/2fa) are relative and left alone.
 type issWriter struct {
 	http.ResponseWriter
 	iss string
@@ -55,7 +56,7 @@ type issWriter struct {
 
 func (w *issWriter) WriteHeader(status int) {
 	if loc := w.Header().Get("Location"); loc != "" && status >= 300 && status < 400 {
-		if u, err := url.Parse(loc); err == nil {
+		if u, err := url.Parse(loc); err == nil && u.IsAbs() {
 			q := u.Query()
 			if !q.Has("iss") {
 				q.Set("iss", w.iss)

@@ -107,6 +107,7 @@ func TestAuthorizeRefusals(t *testing.T) {
 		loc := res.location(t)
 		assert.Equal(t, "/login", loc.Path)
 		assert.Equal(t, "/oauth/authorize?"+q.Encode(), loc.Query().Get("return_to"))
+		assert.Equal(t, url.Values{"return_to": {"/oauth/authorize?" + q.Encode()}}, loc.Query(), "nothing else, no iss")
 	})
 }
 
