@@ -152,10 +152,12 @@ func loadBenchWorld(b *testing.B, name string, s *store.Store) *benchWorld {
 func benchMatch(b *testing.B, w *benchWorld) {
 	r := rand.New(rand.NewSource(int64(b.N)))
 	lat := make([]time.Duration, 0, b.N)
+	var home, cgnat []time.Duration
 	b.ResetTimer()
 	for range b.N {
 		ip := w.ips[r.Intn(len(w.ips))]
-		if r.Intn(5) == 0 {
+		shared := r.Intn(5) == 0
+		if shared {
 			ip = w.cgn[r.Intn(len(w.cgn))]
 		}
 		req := iosRequest()
@@ -168,12 +170,29 @@ func benchMatch(b *testing.B, w *benchWorld) {
 		if _, err := w.f.m.Match(context.Background(), in); err != nil {
 			b.Fatal(err)
 		}
-		lat = append(lat, time.Since(start))
+		d := time.Since(start)
+		lat = append(lat, d)
+		if shared {
+			cgnat = append(cgnat, d)
+		} else {
+			home = append(home, d)
+		}
 	}
 	b.StopTimer()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	b.ReportMetric(float64(lat[len(lat)*50/100].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*99/100)].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(quantile(lat, 50), "p50-ms")
+	b.ReportMetric(quantile(lat, 99), "p99-ms")
+	b.ReportMetric(quantile(home, 99), "home-p99-ms")
+	b.ReportMetric(quantile(cgnat, 50), "cgnat-p50-ms")
+	b.ReportMetric(quantile(cgnat, 99), "cgnat-p99-ms")
+}
+
+// quantile returns the q-th percentile of ds in milliseconds.
+func quantile(ds []time.Duration, q int) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	return float64(ds[min(len(ds)-1, len(ds)*q/100)].Microseconds()) / 1000
 }
 
 func indexOf(apps []*linking.App, a *linking.App) int {
