@@ -185,6 +185,18 @@ func TestConsentPage(t *testing.T) {
 	})
 }
 
+func TestAuthorizeWithoutState(t *testing.T) {
+	h := newHarness(t, storetest.SQLite(t))
+	user, o := h.member(t, "Acme", auth.RoleOwner)
+	b := h.browser(t)
+	redirect := "http://127.0.0.1:40000/cb"
+	q := authorizeQuery(b.registerPublic(redirect), redirect, h.public+"/mcp", newPKCE(), "links:read")
+	q.Del("state")
+	back := b.consent(q, user.Email, o.ID.String())
+	assert.NotEmpty(t, back.Query().Get("code"), "PKCE protects the flow; state is optional: %s", back)
+	assert.Empty(t, back.Query().Get("state"))
+}
+
 func TestConsentRequiresTwoFactorEnrolment(t *testing.T) {
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Strict", auth.RoleOwner)
