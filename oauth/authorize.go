@@ -91,7 +91,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	w = &issWriter{ResponseWriter: w, iss: s.issuer}
 	pageHeaders(w)
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_request", Description: "the request could not be read"})
 		return

@@ -374,3 +374,14 @@ func TestIntrospection(t *testing.T) {
 	res = introspect(c.access, v["client_id"].(string), "wrong")
 	assert.Equal(t, http.StatusUnauthorized, res.status)
 }
+
+func TestOversizedBodiesAreRefused(t *testing.T) {
+	h := newHarness(t, storetest.SQLite(t))
+	b := h.browser(t)
+	big := url.Values{"grant_type": {"authorization_code"}, "code": {strings.Repeat("x", 70<<10)}}
+	for _, path := range []string{"/oauth/token", "/oauth/authorize"} {
+		res := b.post(path, big)
+		assert.Equal(t, http.StatusBadRequest, res.status, path)
+		assert.Equal(t, "invalid_request", res.json(t)["error"], path)
+	}
+}

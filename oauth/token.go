@@ -14,6 +14,9 @@ import (
 	"github.com/hoplink/hoplink/auth"
 )
 
+// maxFormBytes bounds the form bodies of the OAuth endpoints.
+const maxFormBytes = 64 << 10
+
 // token answers POST /oauth/token: the authorization_code grant (with the
 // PKCE verifier) and the refresh_token grant, which rotates the refresh
 // token. A resource parameter other than the canonical resource is
@@ -21,6 +24,7 @@ import (
 // RefreshGracePeriod) revokes the whole grant.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		s.provider.WriteAccessError(ctx, w, nil, fosite.ErrInvalidRequest.WithHint("The request body could not be read."))
 		return
@@ -55,6 +59,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 // tokens); an unknown token is a success, as the RFC asks.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	err := s.provider.NewRevocationRequest(ctx, r)
 	s.logUnexpected(ctx, "revocation", err)
 	s.provider.WriteRevocationResponse(ctx, w, err)
@@ -64,6 +69,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 // clients (HTTP Basic) and bearers of an active access token.
 func (s *Server) introspect(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	resp, err := s.provider.NewIntrospectionRequest(ctx, r, &Session{})
 	if err != nil {
 		s.logUnexpected(ctx, "introspection", err)
