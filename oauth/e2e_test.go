@@ -131,6 +131,8 @@ func TestEndToEndAsAnMCPClient(t *testing.T) {
 		require.Equal(t, http.StatusOK, page.status)
 		assert.Contains(t, page.body, "Test Desktop")
 		assert.Contains(t, page.body, "Acme")
+		assert.Contains(t, page.body, "links:read links:write org:read")
+		assert.NotContains(t, page.body, "<td>never</td>", "the last use is recorded")
 
 		// Revoking the connection there ends the token at /mcp at once.
 		fresh := refreshed["access_token"].(string)
