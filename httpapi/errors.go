@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/uptrace/bunrouter"
+
 	"github.com/hoplink/hoplink/errcode"
 )
 
@@ -114,17 +116,38 @@ func Envelope(err error) (int, any) {
 // WriteError writes err as the error envelope. Unexpected errors are logged
 // with the request's id; a client's own mistakes are not.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	writeError(w, r, log, err, "")
+}
+
+// writeError is WriteError for a handler that knows its route pattern;
+// route "" reads it from r's context.
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error, route string) {
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		// The client went away; there is nobody to answer.
 		return
 	}
 	status, body := Envelope(err)
 	if status >= 500 && log != nil {
-		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path,
+		log.ErrorContext(r.Context(), "request failed", "method", r.Method, "route", logRoute(r, route),
 			"request_id", RequestID(r.Context()), "status", status, "err", err)
 	}
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", RetryAfterUnavailable)
 	}
 	writeJSON(w, status, body)
+}
+
+// logRoute names r's route for a log line: the route pattern
+// ("/invitations/:token") when the router matched one, so that a secret in
+// the path, such as an invitation token, never reaches the log;
+// "(unrouted)" otherwise. A non-empty route is the pattern the caller
+// knows already.
+func logRoute(r *http.Request, route string) string {
+	if route == "" {
+		route = bunrouter.ParamsFromContext(r.Context()).Route()
+	}
+	if route == "" {
+		return "(unrouted)"
+	}
+	return route
 }

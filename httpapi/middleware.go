@@ -90,7 +90,7 @@ func (a *API) recoverer(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				a.log.ErrorContext(req.Context(), "panic serving request", "path", req.URL.Path,
+				a.log.ErrorContext(req.Context(), "panic serving request", "route", logRoute(req.Request, req.Route()),
 					"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				WriteError(w, req.Request, nil, errcode.New(errcode.InternalError, "an unexpected error occurred"))
 				err = nil

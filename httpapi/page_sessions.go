@@ -56,10 +56,8 @@ type Route struct {
 // mount registers the extra routes.
 func (a *API) mount(root routes, extra []Route) {
 	for _, rt := range extra {
-		h := rt.Handler
-		root.handle(rt.Method, rt.Path, func(w http.ResponseWriter, req bunrouter.Request) error {
-			h.ServeHTTP(w, req.Request)
-			return nil
-		})
+		// The route's parameters travel in the request's context
+		// (bunrouter.ParamsFromContext), for the handler and its logs.
+		root.handle(rt.Method, rt.Path, bunrouter.HTTPHandler(rt.Handler))
 	}
 }

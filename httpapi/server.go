@@ -241,7 +241,7 @@ func (a *API) allowed(route string) []string {
 func (a *API) errors(h bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 	return func(w http.ResponseWriter, req bunrouter.Request) error {
 		if err := h(w, req); err != nil {
-			WriteError(w, req.Request, a.log, err)
+			writeError(w, req.Request, a.log, err, req.Route())
 		}
 		return nil
 	}
