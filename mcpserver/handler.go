@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,14 +134,13 @@ func New(opts Options) *Handler {
 // Resource returns the canonical resource URL, {public_url}/mcp.
 func (h *Handler) Resource() string { return h.resource }
 
-// Scopes returns every scope a tool needs, in SPEC.md's order: the scope
-// parameter of the 401 challenge, and what an MCP client should ask for.
+// Scopes returns every scope an OAuth client may ask for: the scope
+// parameter of the 401 challenge (issue 7: "all scopes"), the same list as
+// scopes_supported in the authorization server's and this resource's
+// metadata. A token needs only the scopes of the tools it calls; the
+// consent page offers only those the user's role allows.
 func Scopes() []auth.Scope {
-	var set auth.ScopeSet
-	for _, t := range toolScopes {
-		set |= auth.NewScopeSet(t)
-	}
-	return set.Scopes()
+	return slices.Clone(auth.RequestableScopes)
 }
 
 type callerKey struct{}
