@@ -21,6 +21,15 @@
 //     constraint refused the write) or errcode.ErrUnavailable (the database
 //     cannot be reached), with the driver's error kept in the chain for logs.
 //
+// The OAuth storage (OAuthStore in oauth.go, oauth.Store) differs on two
+// points that fosite dictates: its methods return fosite's own errors
+// (fosite.ErrNotFound, fosite.ErrInvalidatedAuthorizeCode,
+// fosite.ErrInactiveToken), which fosite's flows test for, and it
+// implements fosite's storage.Transactional, so a transaction spans the
+// several calls of one token request, carried in the context (callers still
+// never see a bun.Tx). Its connections belong to users and are scoped by
+// the user's id.
+//
 // Package store/storetest runs one test body on SQLite and, when
 // HOPLINK_TEST_POSTGRES holds a DSN, on PostgreSQL.
 //
