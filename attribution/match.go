@@ -37,7 +37,7 @@ const (
 	// MaxCandidateClicks bounds the clicks read for one IP key. A key with
 	// more clicks in ProbabilisticWindow is carrier-grade NAT whatever its
 	// devices, and only its newest clicks are scored.
-	MaxCandidateClicks = 2000
+	MaxCandidateClicks = 500
 	// claimAttempts is how often Match starts over after losing a claim.
 	claimAttempts = 3
 )
