@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -484,6 +485,7 @@ func (p *accountPages) showAccount(w http.ResponseWriter, r *http.Request, statu
 	d.Email = who.User.Email
 	d.TwoFactorEnabled = who.TwoFactorEnabled
 	d.Memberships = ms
+	d.Connections = slices.Contains(p.a.allowed("/account/connections"), http.MethodGet)
 	for _, s := range ss {
 		d.Sessions = append(d.Sessions, sessionView{
 			ID: s.ID.String(), UserAgent: s.UserAgent, IP: s.IP,

@@ -36,6 +36,9 @@ type pageData struct {
 	EnrolmentRequired bool
 	Memberships       []account.Membership
 	Sessions          []sessionView
+	// Connections says that this server lists the user's OAuth
+	// connections (GET /account/connections is one of its routes).
+	Connections bool
 
 	Secret string
 	// URI is the otpauth URI, trusted as a link: account.TOTPURI escapes
@@ -113,6 +116,11 @@ var accountBodies = map[string]string{
 <p id="two-factor-status">{{if .TwoFactorEnabled}}On.{{else}}Off.{{end}}</p>
 <p><a href="/account/2fa" id="two-factor-link">{{if .TwoFactorEnabled}}Manage two-factor authentication{{else}}Turn on two-factor authentication{{end}}</a></p>
 </section>
+{{- if .Connections}}
+<section aria-labelledby="connections-h"><h2 id="connections-h">Connected applications</h2>
+<p><a href="/account/connections" id="connections-link">Applications you allowed to act for you (MCP clients), and revoking them</a></p>
+</section>
+{{- end}}
 <section aria-labelledby="sessions-h"><h2 id="sessions-h">Active sessions</h2>
 <table><thead><tr><th scope="col">Browser</th><th scope="col">IP address</th><th scope="col">Signed in</th><th scope="col">Last active</th><th scope="col"><span hidden>Action</span></th></tr></thead><tbody>
 {{- range .Sessions}}

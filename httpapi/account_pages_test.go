@@ -716,3 +716,34 @@ func TestSignInRotatesTheSession(t *testing.T) {
 		assert.Error(t, err, "the old id no longer signs in")
 	})
 }
+
+// The account page links to the OAuth connections page where this server
+// has one, and not elsewhere.
+func TestAccountPageLinksToConnections(t *testing.T) {
+	connections := httpapi.Route{Method: http.MethodGet, Path: "/account/connections",
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })}
+	for _, tt := range []struct {
+		name   string
+		routes []httpapi.Route
+		want   bool
+	}{
+		{"with the authorization server", []httpapi.Route{connections}, true},
+		{"without it", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newPagesHarness(t, storetest.SQLite(t), withAPI(func(_ *harness, o *httpapi.Options) {
+				o.Routes = tt.routes
+			}))
+			m := h.member(t, auth.RoleMember)
+			b := h.browser(t, "198.51.100.9")
+			require.Equal(t, http.StatusSeeOther, b.signIn(m.email, testPassword, "/account").status)
+			p := b.get("/account")
+			require.Equal(t, http.StatusOK, p.status, "body: %s", p.body)
+			if tt.want {
+				assert.Contains(t, p.body, `<a href="/account/connections" id="connections-link">`)
+			} else {
+				assert.NotContains(t, p.body, "/account/connections")
+			}
+		})
+	}
+}
