@@ -30,22 +30,24 @@ func TestTeamAndDomainRoutesRefuseMissingKeys(t *testing.T) {
 		sdk := h.sdkKey(t, o).raw
 		unknown := "svc_live_" + "0123456789abcdefghijABCDEFGHIJkl"
 
-		routes := []request{
-			{method: http.MethodPost, path: "/v1/domains", body: `{"domain":"other.acme.example"}`},
-			{method: http.MethodGet, path: "/v1/domains"},
-			{method: http.MethodGet, path: domainPath(d.ID)},
-			{method: http.MethodDelete, path: domainPath(d.ID)},
-			{method: http.MethodPost, path: domainPath(d.ID) + "/verify"},
-			{method: http.MethodPost, path: "/v1/invitations", body: `{"email":"x@acme.example","role":"member"}`},
-			{method: http.MethodGet, path: "/v1/invitations"},
-			{method: http.MethodDelete, path: invitationPath(inv.ID)},
-			{method: http.MethodGet, path: "/v1/members"},
-			{method: http.MethodPatch, path: memberPath(member.id), body: `{"role":"admin"}`},
-			{method: http.MethodDelete, path: memberPath(member.id)},
+		routes := []struct {
+			name string
+			req  request
+		}{
+			{"POST /domains", request{method: http.MethodPost, path: "/v1/domains", body: `{"domain":"other.acme.example"}`}},
+			{"GET /domains", request{method: http.MethodGet, path: "/v1/domains"}},
+			{"GET /domains/{id}", request{method: http.MethodGet, path: domainPath(d.ID)}},
+			{"DELETE /domains/{id}", request{method: http.MethodDelete, path: domainPath(d.ID)}},
+			{"POST /domains/{id}/verify", request{method: http.MethodPost, path: domainPath(d.ID) + "/verify"}},
+			{"POST /invitations", request{method: http.MethodPost, path: "/v1/invitations", body: `{"email":"x@acme.example","role":"member"}`}},
+			{"GET /invitations", request{method: http.MethodGet, path: "/v1/invitations"}},
+			{"DELETE /invitations/{id}", request{method: http.MethodDelete, path: invitationPath(inv.ID)}},
+			{"GET /members", request{method: http.MethodGet, path: "/v1/members"}},
+			{"PATCH /members/{user_id}", request{method: http.MethodPatch, path: memberPath(member.id), body: `{"role":"admin"}`}},
+			{"DELETE /members/{user_id}", request{method: http.MethodDelete, path: memberPath(member.id)}},
 		}
 		for _, route := range routes {
-			name := route.method + " " + route.path
-			t.Run(name, func(t *testing.T) {
+			t.Run(route.name, func(t *testing.T) {
 				for _, tt := range []struct {
 					who    string
 					key    string
@@ -56,7 +58,7 @@ func TestTeamAndDomainRoutesRefuseMissingKeys(t *testing.T) {
 					{"an unknown key", unknown, http.StatusUnauthorized, errcode.Unauthorized},
 					{"an SDK key", sdk, http.StatusForbidden, errcode.SDKKeyRouteForbidden},
 				} {
-					req := route
+					req := route.req
 					req.key = tt.key
 					assertError(t, h.do(t, req), tt.status, tt.code)
 				}
