@@ -566,15 +566,26 @@ func TestApiKeyWithRawIsApiKeyPlusRawKey(t *testing.T) {
 	assert.False(t, withRaw.AdditionalProperties.Has == nil || *withRaw.AdditionalProperties.Has)
 }
 
-// Every documented response carries the headers every /v1 response has, and
-// every error response is the Error envelope of a status some code maps to.
+// Every documented /v1 response carries the headers every /v1 response has,
+// and every /v1 error response is the Error envelope of a status some code
+// maps to. Paths with servers of their own live outside /v1 (the OAuth
+// endpoints answer in RFC 6749's error format); they are left out, except
+// that such a path must say which servers it is on.
 func TestResponsesDocumentTheCommonHeaders(t *testing.T) {
 	doc := loadDocument(t)
 	statuses := map[int]bool{}
 	for _, code := range errcode.Codes {
 		statuses[httpapi.StatusOf(code)] = true
 	}
+	outside := 0
 	for path, item := range doc.Paths.Map() {
+		if len(item.Servers) > 0 {
+			outside++
+			for _, srv := range item.Servers {
+				assert.False(t, strings.HasSuffix(srv.URL, "/v1"), "%s: a path with servers of its own lives outside /v1", path)
+			}
+			continue
+		}
 		for method, op := range item.Operations() {
 			for status, ref := range op.Responses.Map() {
 				where := method + " " + path + " " + status
@@ -599,6 +610,7 @@ func TestResponsesDocumentTheCommonHeaders(t *testing.T) {
 			}
 		}
 	}
+	assert.NotZero(t, outside, "the OAuth and MCP endpoints are documented outside /v1")
 	allow := doc.Components.Responses["MethodNotAllowed"].Value.Headers["Allow"]
 	require.NotNil(t, allow)
 	assert.True(t, allow.Value.Required)
