@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,37 +108,7 @@ func TestBrowserLinkPassword(t *testing.T) {
 	require.NoError(t, err)
 	short := "http://" + linkDomain + ":" + srv.Port() + "/secret"
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox, // root in a container without a sandbox
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("no-proxy-server", true),
-		// The link domain is loopback, the destination is 127.0.0.1, and every
-		// other name fails to resolve.
-		chromedp.Flag("host-resolver-rules", "MAP "+linkDomain+" 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
-		// Plain HTTP is the point here: no automatic upgrade to HTTPS.
-		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable"),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc)
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser) // closes Chromium before its user-data dir is removed
-
-	// The first Run binds the browser's life to its context: start it on
-	// the overall one, then give each step its own deadline inside it.
-	require.NoError(t, chromedp.Do(browser), "starting chromium")
+	browser := startChromium(t, bin, 30*time.Second, "MAP "+linkDomain+" 127.0.0.1")
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 15*time.Second)
 	}
@@ -196,4 +167,43 @@ func TestBrowserLinkPassword(t *testing.T) {
 		assert.Equal(t, int32(2), arrivals.Load())
 		assert.Equal(t, 2, h.eventCount(), "the cookie redirected without the form")
 	})
+}
+
+// startChromium starts headless Chromium bin for t, with only loopback
+// reachable (extra resolver rules, such as "MAP hop.localhost 127.0.0.1",
+// come first) and plain HTTP kept as it is, and returns the browser's
+// context, bound to a deadline of timeout. The browser closes, before its
+// user-data dir is removed, when t ends.
+func startChromium(t *testing.T, bin string, timeout time.Duration, resolverRules ...string) context.Context {
+	t.Helper()
+	rules := strings.Join(append(resolverRules, "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"), ", ")
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Headless,
+		chromedp.NoSandbox, // root in a container without a sandbox
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("no-proxy-server", true),
+		chromedp.Flag("host-resolver-rules", rules),
+		// Plain HTTP is the point here: no automatic upgrade to HTTPS.
+		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable"),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	// The first Run binds the browser's life to its context: start it on
+	// the overall one; callers give each step its own deadline inside it.
+	require.NoError(t, chromedp.Do(browser), "starting chromium")
+	return browser
 }
