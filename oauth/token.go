@@ -33,6 +33,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		s.provider.WriteAccessError(ctx, w, nil, errInvalidTarget())
 		return
 	}
+	if gt := r.PostForm.Get("grant_type"); gt != "" && gt != "authorization_code" && gt != "refresh_token" {
+		// fosite answers a grant type no handler takes as invalid_request;
+		// RFC 6749, section 5.2, names it unsupported_grant_type.
+		s.provider.WriteAccessError(ctx, w, nil, fosite.ErrUnsupportedGrantType.WithHint("The grant types supported are authorization_code and refresh_token."))
+		return
+	}
 	sess := &Session{}
 	ar, err := s.provider.NewAccessRequest(ctx, r, sess)
 	if err != nil {
