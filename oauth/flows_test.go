@@ -30,7 +30,9 @@ func TestMetadataDocuments(t *testing.T) {
 	for k, want := range map[string]any{
 		"issuer": h.public, "revocation_endpoint": h.public + "/oauth/revoke", "introspection_endpoint": h.public + "/oauth/introspect",
 		"code_challenge_methods_supported": []any{"S256"}, "authorization_response_iss_parameter_supported": true,
-		"response_types_supported": []any{"code"},
+		"response_types_supported": []any{"code"}, "registration_endpoint": h.public + "/oauth/register",
+		"authorization_endpoint": h.public + "/oauth/authorize", "token_endpoint": h.public + "/oauth/token",
+		"grant_types_supported": []any{"authorization_code", "refresh_token"},
 	} {
 		assert.Equal(t, want, v[k], k)
 	}
@@ -384,4 +386,80 @@ func TestOversizedBodiesAreRefused(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, res.status, path)
 		assert.Equal(t, "invalid_request", res.json(t)["error"], path)
 	}
+}
+
+func TestLoopbackRedirectsMayUseAnyPort(t *testing.T) {
+	h := newHarness(t, storetest.SQLite(t))
+	user, o := h.member(t, "Acme", auth.RoleOwner)
+	b := h.browser(t)
+	for _, host := range []string{"127.0.0.1", "[::1]"} {
+		t.Run(host, func(t *testing.T) {
+			clientID := b.registerPublic("http://" + host + ":33418/cb")
+			back := b.consent(authorizeQuery(clientID, "http://"+host+":50123/cb", h.public+"/mcp", newPKCE(), "links:read"), user.Email, o.ID.String())
+			assert.Equal(t, host+":50123", back.Host, "the port the client listens on now")
+			assert.NotEmpty(t, back.Query().Get("code"))
+			assert.Equal(t, h.public, back.Query().Get("iss"))
+
+			res := b.get("/oauth/authorize?" + authorizeQuery(clientID, "http://"+host+":50123/other", h.public+"/mcp", newPKCE(), "links:read").Encode())
+			assert.Equal(t, http.StatusBadRequest, res.status, "only the port may differ, not the path")
+		})
+	}
+}
+
+func TestUnsupportedGrantType(t *testing.T) {
+	h := newHarness(t, storetest.SQLite(t))
+	b := h.browser(t)
+	clientID := b.registerPublic("http://127.0.0.1:40000/cb")
+	for _, gt := range []string{"password", "client_credentials", "urn:ietf:params:oauth:grant-type:device_code"} {
+		res := b.tokens(url.Values{"grant_type": {gt}, "client_id": {clientID}})
+		require.Equal(t, http.StatusBadRequest, res.status, gt)
+		assert.Equal(t, "unsupported_grant_type", res.json(t)["error"], gt)
+	}
+}
+
+func TestOnlyTokenSignaturesAreStored(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *storeT) {
+		h := newHarness(t, s)
+		user, o := h.member(t, "Acme", auth.RoleOwner)
+		b := h.browser(t)
+		redirect := "http://127.0.0.1:40000/cb"
+		clientID := b.registerPublic(redirect)
+		p := newPKCE()
+		code := b.consent(authorizeQuery(clientID, redirect, h.public+"/mcp", p, "links:read"), user.Email, o.ID.String()).Query().Get("code")
+		res := b.tokens(url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect},
+			"client_id": {clientID}, "code_verifier": {p.verifier}})
+		require.Equal(t, http.StatusOK, res.status, res.body)
+		first := res.json(t)
+		res = b.tokens(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {first["refresh_token"].(string)}, "client_id": {clientID}})
+		require.Equal(t, http.StatusOK, res.status, res.body)
+		second := res.json(t)
+
+		var rows []map[string]any
+		require.NoError(t, s.DB().NewSelect().Table("oauth_tokens").Scan(t.Context(), &rows))
+		require.NotEmpty(t, rows)
+		var dump strings.Builder
+		for _, row := range rows {
+			for _, v := range row {
+				switch v := v.(type) {
+				case string:
+					dump.WriteString(v)
+				case []byte:
+					dump.Write(v)
+				}
+				dump.WriteString("\n")
+			}
+		}
+		stored := dump.String()
+		secrets := map[string]string{"code": code, "code_verifier": p.verifier,
+			"first access token": first["access_token"].(string), "first refresh token": first["refresh_token"].(string),
+			"second access token": second["access_token"].(string), "second refresh token": second["refresh_token"].(string)}
+		for name, secret := range secrets {
+			key, sig, ok := strings.Cut(secret, ".")
+			if ok {
+				assert.NotContains(t, stored, key, "the %s's key part is never stored", name)
+				assert.Contains(t, stored, sig, "the %s is found by its signature", name)
+			}
+			assert.NotContains(t, stored, secret, name)
+		}
+	})
 }
