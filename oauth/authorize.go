@@ -99,9 +99,18 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	if r.Form.Get("state") == "" {
 		r.Form.Set("state", noStatePrefix+randomString(12))
 	}
+	// Only the query response mode is served. Another one is refused in
+	// the query too, where iss is added: fosite would answer it in the
+	// fragment or a posted form, without iss (RFC 9207).
+	mode, modeGiven := r.Form["response_mode"]
+	r.Form.Del("response_mode")
 	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
 	if err != nil {
 		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		return
+	}
+	if modeGiven && (len(mode) != 1 || mode[0] != "query") {
+		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrUnsupportedResponseMode.WithHint("Only the query response mode is supported."))
 		return
 	}
 	form := ar.GetRequestForm()

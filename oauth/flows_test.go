@@ -90,6 +90,24 @@ func TestAuthorizeRefusals(t *testing.T) {
 		q := authorizeQuery(clientID, redirect, "", p, "links:read admin")
 		assert.Equal(t, "invalid_scope", authorizeError(t, b, q).Get("error"))
 	})
+	t.Run("a response mode other than query is refused in the query, with iss", func(t *testing.T) {
+		for _, mode := range []string{"fragment", "form_post", "bogus"} {
+			q := authorizeQuery(clientID, redirect, h.public+"/mcp", newPKCE(), "")
+			q.Set("response_mode", mode)
+			res := b.get("/oauth/authorize?" + q.Encode())
+			require.Equal(t, http.StatusSeeOther, res.status, res.body)
+			loc := res.location(t)
+			assert.Empty(t, loc.Fragment, mode)
+			assert.Equal(t, "unsupported_response_mode", loc.Query().Get("error"), mode)
+			assert.Equal(t, h.public, loc.Query().Get("iss"), mode)
+			assert.Equal(t, q.Get("state"), loc.Query().Get("state"), mode)
+		}
+		q := authorizeQuery(clientID, redirect, h.public+"/mcp", newPKCE(), "")
+		q.Set("response_mode", "query")
+		res := b.get("/oauth/authorize?" + q.Encode())
+		require.Equal(t, http.StatusSeeOther, res.status, res.body)
+		assert.Equal(t, "/login", res.location(t).Path, "response_mode=query is served")
+	})
 	t.Run("an unregistered redirect URI is never redirected to", func(t *testing.T) {
 		for _, uri := range []string{"http://127.0.0.1:40000/other", "http://localhost:40000/cb", "https://evil.example/cb"} {
 			res := b.get("/oauth/authorize?" + authorizeQuery(clientID, uri, "", p, "").Encode())
