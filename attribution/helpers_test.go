@@ -92,6 +92,8 @@ func (f *fixture) newApp(orgID uuid.UUID, bundleID, packageName string) *linking
 		a.AndroidPackageName = &packageName
 	}
 	require.NoError(f.t, f.s.CreateApp(f.t.Context(), a, 1000))
+	// As linking.AppService tells the Matcher of this process.
+	f.m.InvalidateAll()
 	return a
 }
 

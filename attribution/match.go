@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,8 +36,13 @@ const (
 	// the same device's other clicks, and the span of a Session.
 	ClaimSessionWindow = 30 * time.Minute
 	// MaxCandidateClicks bounds the clicks read for one IP key. A key with
-	// more clicks in ProbabilisticWindow is carrier-grade NAT whatever its
-	// devices, and only its newest clicks are scored.
+	// at least as many clicks in ProbabilisticWindow (all apps, counted
+	// first through the index alone) is busy: carrier-grade NAT whatever
+	// its devices. Only its clicks of the last CGNATWindow are read, the
+	// newest MaxCandidateClicks of them, and they are its background over
+	// that window (Background.Over): its candidates cannot be older, and
+	// the odds weigh the delay density against the key's click rate, which
+	// six hours of a busy key measure as well as a day.
 	MaxCandidateClicks = 500
 	// claimAttempts is how often Match starts over after losing a claim.
 	claimAttempts = 3
@@ -109,7 +115,23 @@ type MatcherOptions struct {
 	Model *Model
 	// NewID returns ids for installs and attempts; UUIDv7 when nil.
 	NewID func() uuid.UUID
+	// AppsTTL is how long an organization's apps are kept in memory
+	// between reads: DefaultAppsTTL when 0, never kept when negative. The
+	// app services of this process call InvalidateAll after every app
+	// write, so their changes are seen at once; replicas, and changes made
+	// directly in the database, within AppsTTL.
+	AppsTTL time.Duration
 }
+
+// The apps cache of a Matcher.
+const (
+	// DefaultAppsTTL is MatcherOptions.AppsTTL's default, that of the link
+	// resolver's cache.
+	DefaultAppsTTL = linking.DefaultResolveTTL
+	// MaxCachedOrgs bounds the organizations whose apps are kept; the cache
+	// starts empty again when it is full.
+	MaxCachedOrgs = 10_000
+)
 
 // Matcher matches installs to clicks and lists installs and attempts. It is
 // safe for concurrent use.
@@ -118,11 +140,27 @@ type Matcher struct {
 	clock func() time.Time
 	model *Model
 	newID func() uuid.UUID
+
+	appsTTL time.Duration
+	mu      sync.Mutex
+	apps    map[uuid.UUID]cachedApps
+	// gen counts invalidations, so that a read that raced one is not kept.
+	gen uint64
+}
+
+// cachedApps are an organization's apps as read at a time.
+type cachedApps struct {
+	apps []App
+	at   time.Time
 }
 
 // NewMatcher returns a Matcher over store.
 func NewMatcher(store Store, opts MatcherOptions) *Matcher {
-	m := &Matcher{store: store, clock: opts.Clock, model: opts.Model, newID: opts.NewID}
+	m := &Matcher{store: store, clock: opts.Clock, model: opts.Model, newID: opts.NewID,
+		appsTTL: opts.AppsTTL, apps: map[uuid.UUID]cachedApps{}}
+	if m.appsTTL == 0 {
+		m.appsTTL = DefaultAppsTTL
+	}
 	if m.clock == nil {
 		m.clock = time.Now
 	}
@@ -171,7 +209,7 @@ func (m *Matcher) Match(ctx context.Context, in MatchInput) (MatchResult, error)
 		Signals: []string{}, IPClass: classPtr(ClassifyIP(in.ClientIP, 0)),
 	}
 
-	apps, err := m.store.MatchApps(ctx, in.OrgID)
+	apps, err := m.orgApps(ctx, in.OrgID)
 	if err != nil {
 		return MatchResult{}, fmt.Errorf("attribution: apps: %w", err)
 	}
@@ -219,6 +257,47 @@ func (m *Matcher) Match(ctx context.Context, in MatchInput) (MatchResult, error)
 	}
 	return MatchResult{}, m.fail(ctx, r, FailCandidatesClaimed)
 }
+
+// orgApps returns the organization's apps, from the cache when they were
+// read less than appsTTL ago.
+func (m *Matcher) orgApps(ctx context.Context, orgID uuid.UUID) ([]App, error) {
+	if m.appsTTL < 0 {
+		return m.store.MatchApps(ctx, orgID)
+	}
+	now := m.clock()
+	m.mu.Lock()
+	e, ok := m.apps[orgID]
+	gen := m.gen
+	m.mu.Unlock()
+	if ok && now.Sub(e.at) < m.appsTTL && !now.Before(e.at) {
+		return e.apps, nil
+	}
+	apps, err := m.store.MatchApps(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.gen == gen {
+		if len(m.apps) >= MaxCachedOrgs {
+			clear(m.apps)
+		}
+		m.apps[orgID] = cachedApps{apps: apps, at: now}
+	}
+	return apps, nil
+}
+
+// InvalidateAll forgets every organization's apps. With InvalidateLink it
+// makes a Matcher a linking.LinkCache, for linking.AppService.SetCache.
+func (m *Matcher) InvalidateAll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gen++
+	clear(m.apps)
+}
+
+// InvalidateLink does nothing: a Matcher keeps no links.
+func (m *Matcher) InvalidateLink(*linking.Link) {}
 
 // attempt runs replay, deterministic and probabilistic matching once. done
 // is false when a claim was lost and Match should start over.
@@ -286,16 +365,30 @@ func (m *Matcher) probabilistic(ctx context.Context, r *request) (MatchResult, b
 	if key == "" {
 		return MatchResult{}, true, m.fail(ctx, r, FailNoCandidates)
 	}
-	clicks, err := m.store.CandidateClicks(ctx, CandidateQuery{
+	q := CandidateQuery{
 		OrgID: in.OrgID, AppIDs: r.apps, IPKey: key,
 		Since: r.now.Add(-ProbabilisticWindow), Until: r.now.Add(time.Millisecond), Limit: MaxCandidateClicks,
-	})
+	}
+	n, err := m.store.CountCandidateClicks(ctx, q)
 	if err != nil {
 		return MatchResult{}, true, fmt.Errorf("attribution: candidates: %w", err)
 	}
+	busy := n >= MaxCandidateClicks
+	if busy {
+		q.Since = r.now.Add(-CGNATWindow)
+	}
+	var clicks []Click
+	if n > 0 {
+		if clicks, err = m.store.CandidateClicks(ctx, q); err != nil {
+			return MatchResult{}, true, fmt.Errorf("attribution: candidates: %w", err)
+		}
+	}
 	bg := NewBackground(SessionsOf(clicks, ClaimSessionWindow))
+	if busy {
+		bg = bg.Over(min(CGNATWindow, m.model.BackgroundWindow))
+	}
 	class := ClassifyIP(in.ClientIP, bg.Devices())
-	if class == IPClassIPv4 && len(clicks) >= MaxCandidateClicks {
+	if class == IPClassIPv4 && busy {
 		class = IPClassCGNAT
 	}
 	r.att.IPClass = classPtr(class)
@@ -515,7 +608,8 @@ func resolveApp(apps []App, keyApp *uuid.UUID, header string, p Platform) (app *
 		if found == nil || (keyApp != nil && *keyApp != found.ID) {
 			return nil, false
 		}
-		return &found.ID, true
+		id := found.ID // not a pointer into the cached apps
+		return &id, true
 	}
 	if keyApp != nil {
 		for i := range apps {

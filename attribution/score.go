@@ -26,8 +26,10 @@ const (
 //
 //	PriorOdds × time × ip × Π signal
 //
-// where time = f(Δt) × BackgroundWindow in hours, the click-to-install delay
-// density (per hour) against a click arriving uniformly in the window; ip =
+// where time = f(Δt) × BackgroundWindow in hours (the background's own
+// window when it was read over a shorter one, Background.Over), the
+// click-to-install delay density (per hour) against a click arriving
+// uniformly in the window; ip =
 // 1 / max(sessions on the IP key, MinBackgroundSessions), the rate at which
 // devices click from that key (the candidate's own session counted, since
 // under "not this install's click" it is one more background click), so a
@@ -181,6 +183,9 @@ type Background struct {
 	sessions map[string]int
 	signals  map[string]Signals
 	total    int
+	// window is the span the sessions were read from; 0 means the model's
+	// BackgroundWindow.
+	window time.Duration
 }
 
 // NewBackground summarises the sessions on an IP key (every platform).
@@ -194,6 +199,16 @@ func NewBackground(sessions []Session) Background {
 		}
 		b.total++
 	}
+	return b
+}
+
+// Over returns b as the sessions of the last window only, rather than of
+// the model's BackgroundWindow: the time factor then weighs the
+// click-to-install delay density against a click arriving uniformly in
+// window, so that the odds stay the density over the key's click rate
+// however long a span was read.
+func (b Background) Over(window time.Duration) Background {
+	b.window = window
 	return b
 }
 
@@ -271,7 +286,11 @@ func (m *Model) scoreOne(install Signals, at time.Time, s *Session, bg *Backgrou
 	c := ClickSignals(s.Latest())
 	others, _ := bg.others(s.Key, nil, "")
 	var f []Factor
-	f = append(f, Factor{"time", m.DelayDensity(at.Sub(s.Latest().OccurredAt)) * m.BackgroundWindow.Hours()})
+	window := m.BackgroundWindow
+	if bg.window > 0 {
+		window = bg.window
+	}
+	f = append(f, Factor{"time", m.DelayDensity(at.Sub(s.Latest().OccurredAt)) * window.Hours()})
 	f = append(f, Factor{"ip", 1 / math.Max(float64(others+1), m.MinBackgroundSessions)})
 
 	if cmp, ok := CompareOSVersions(install.OSVersion, c.OSVersion); ok {

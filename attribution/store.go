@@ -84,6 +84,10 @@ type Store interface {
 	// q.IPKey with q.Since <= occurred_at < q.Until, newest first, at most
 	// q.Limit.
 	CandidateClicks(ctx context.Context, q CandidateQuery) ([]Click, error)
+	// CountCandidateClicks returns how many clicks CandidateClicks(q) would
+	// return, counting no further than q.Limit: the cheap first look that
+	// tells a busy IP key from a quiet one before its clicks are read.
+	CountCandidateClicks(ctx context.Context, q CandidateQuery) (int, error)
 	// MatchLink returns link id of the organization; errcode.ErrNotFound
 	// when there is none.
 	MatchLink(ctx context.Context, orgID, id uuid.UUID) (*Link, error)

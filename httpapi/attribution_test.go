@@ -45,6 +45,8 @@ func newAttrHarness(t *testing.T, s *store.Store, opts ...option) *attrHarness {
 			HashPassword:      func(pw string) (string, error) { return "fast:" + pw, nil },
 		})
 		ah.matcher = attribution.NewMatcher(h.store, attribution.MatcherOptions{Clock: h.clock.Now})
+		// As the server wires it: app writes empty the matcher's apps cache.
+		o.Apps.SetCache(ah.matcher)
 		o.Links = lh.links
 		o.Attribution = ah.matcher
 		o.Secret = cursorSecret

@@ -187,6 +187,27 @@ func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuer
 	return out, nil
 }
 
+// CountCandidateClicks implements attribution.Store.
+//
+// It reads the (app_id, platform, ip_key, occurred_at) index alone and stops
+// at q.Limit entries. The organization is not in the query, for the reason
+// CandidateClicks gives; q.AppIDs are the organization's own apps, and an
+// app belongs to one organization, so only its clicks are counted.
+func (s *Store) CountCandidateClicks(ctx context.Context, q attribution.CandidateQuery) (int, error) {
+	if len(q.AppIDs) == 0 || q.Limit <= 0 {
+		return 0, nil
+	}
+	sub := s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr("1").
+		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", bun.List(q.AppIDs), bun.List(clickPlatforms), q.IPKey).
+		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
+		Limit(int64(q.Limit))
+	var n int
+	if err := s.db.NewSelect().TableExpr("(?) AS t", sub).ColumnExpr("count(*)").Scan(ctx, &n); err != nil {
+		return 0, s.err("count candidate clicks", err)
+	}
+	return n, nil
+}
+
 // MatchLink implements attribution.Store.
 func (s *Store) MatchLink(ctx context.Context, orgID, id uuid.UUID) (*attribution.Link, error) {
 	var row struct {

@@ -138,6 +138,12 @@ func (s *MemStore) CandidateClicks(_ context.Context, q attribution.CandidateQue
 	return out, nil
 }
 
+// CountCandidateClicks implements attribution.Store.
+func (s *MemStore) CountCandidateClicks(ctx context.Context, q attribution.CandidateQuery) (int, error) {
+	clicks, err := s.CandidateClicks(ctx, q)
+	return len(clicks), err
+}
+
 // MatchLink implements attribution.Store.
 func (s *MemStore) MatchLink(_ context.Context, orgID, id uuid.UUID) (*attribution.Link, error) {
 	l, ok := s.links[id]

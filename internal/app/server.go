@@ -31,9 +31,28 @@ var API = fx.Module("api",
 	fx.Provide(NewAPI, NewMatcher),
 )
 
-// NewMatcher returns the attribution matcher over s with its default model.
-func NewMatcher(s *store.Store) *attribution.Matcher {
-	return attribution.NewMatcher(s, attribution.MatcherOptions{})
+// NewMatcher returns the attribution matcher over s with its default model,
+// and makes apps tell it, besides r, of every app written, so that its
+// in-process cache of an organization's apps forgets them at once.
+func NewMatcher(s *store.Store, apps *linking.AppService, r *linking.Resolver) *attribution.Matcher {
+	m := attribution.NewMatcher(s, attribution.MatcherOptions{})
+	apps.SetCache(linkCaches{r, m})
+	return m
+}
+
+// linkCaches tells every cache it holds.
+type linkCaches []linking.LinkCache
+
+func (c linkCaches) InvalidateLink(l *linking.Link) {
+	for _, x := range c {
+		x.InvalidateLink(l)
+	}
+}
+
+func (c linkCaches) InvalidateAll() {
+	for _, x := range c {
+		x.InvalidateAll()
+	}
 }
 
 // NewAPI returns the /v1 API with health checks.
