@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,7 +17,7 @@ import (
 
 // TestAuthServiceServesMCP proves that hoplink-auth mounts POST /mcp, its
 // challenge naming the protected-resource metadata of --public-url, and
-// answers GET /mcp with 405.
+// answers GET /mcp with 405, and serves the authorization server.
 func TestAuthServiceServesMCP(t *testing.T) {
 	cfg := validConfig(t)
 	var h app.Handler
@@ -44,4 +45,24 @@ func TestAuthServiceServesMCP(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 	assert.Equal(t, "POST", resp.Header.Get("Allow"))
+
+	// The authorization server is there too: its metadata, the resource's
+	// and registration.
+	getJSON := func(path string) map[string]any {
+		resp, err := http.Get(srv.URL + path)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		var v map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&v), path)
+		return v
+	}
+	assert.Equal(t, "http://localhost:8080", getJSON("/.well-known/oauth-authorization-server")["issuer"])
+	assert.Equal(t, "http://localhost:8080/mcp", getJSON("/.well-known/oauth-protected-resource/mcp")["resource"])
+	assert.Equal(t, "http://localhost:8080/mcp", getJSON("/.well-known/oauth-protected-resource")["resource"])
+	resp, err = http.Post(srv.URL+"/oauth/register", "application/json",
+		strings.NewReader(`{"redirect_uris":["http://127.0.0.1:33418/cb"],"token_endpoint_auth_method":"none"}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusCreated, resp.StatusCode, "registration")
 }
