@@ -330,6 +330,30 @@ func TestTokenEndpoint(t *testing.T) {
 			assert.Equal(t, http.StatusOK, res.status, "an unknown token is a success")
 		})
 
+		t.Run("RFC 7009 revocation of an access token ends the grant too", func(t *testing.T) {
+			c := h.connect(t, b, user.Email, o.ID.String(), "links:read")
+			g, err := h.oauth.VerifyAccessToken(t.Context(), c.access, resource)
+			require.NoError(t, err)
+			res := b.post("/oauth/revoke", url.Values{"token": {c.access}, "token_type_hint": {"access_token"}, "client_id": {c.clientID}})
+			require.Equal(t, http.StatusOK, res.status, res.body)
+			_, err = h.oauth.VerifyAccessToken(t.Context(), c.access, resource)
+			assert.ErrorIs(t, err, auth.ErrInvalidToken)
+			ref := b.tokens(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {c.refresh}, "client_id": {c.clientID}})
+			assert.Equal(t, http.StatusBadRequest, ref.status, "the refresh token is revoked with it")
+			assert.NotContains(t, b.get("/account/connections").body, g.ConnectionID.String(), "the connection is revoked")
+		})
+
+		t.Run("another client cannot revoke the grant", func(t *testing.T) {
+			c := h.connect(t, b, user.Email, o.ID.String(), "links:read")
+			intruder := b.registerPublic("http://127.0.0.1:40001/cb")
+			res := b.post("/oauth/revoke", url.Values{"token": {c.refresh}, "client_id": {intruder}})
+			assert.Equal(t, http.StatusOK, res.status, "the answer says nothing of another client's token: %s", res.body)
+			_, err := h.oauth.VerifyAccessToken(t.Context(), c.access, resource)
+			assert.NoError(t, err, "the grant stays")
+			ref := b.tokens(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {c.refresh}, "client_id": {c.clientID}})
+			assert.Equal(t, http.StatusOK, ref.status, ref.body)
+		})
+
 		t.Run("revoking a connection on the account page ends its tokens", func(t *testing.T) {
 			c := h.connect(t, b, user.Email, "all", "links:read")
 			g, err := h.oauth.VerifyAccessToken(t.Context(), c.access, resource)
