@@ -41,7 +41,10 @@
 //     the last ProbabilisticWindow (24 hours; CGNATWindow, 6 hours, for a
 //     carrier-grade NAT address) are filtered, grouped into device sessions
 //     and scored by Model.Score against the background of every app's
-//     clicks on the key; Decide picks the match.
+//     clicks on the key; Decide picks the match. The key's clicks are
+//     counted first; a busy key (MaxCandidateClicks or more in the last day)
+//     is carrier-grade NAT and only its last CGNATWindow is read, as
+//     candidates and as background (Background.Over).
 //
 // A device_id seen on an earlier install of the organization marks the new
 // install is_reinstall and restricts candidates to clicks after the latest
