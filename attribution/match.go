@@ -197,7 +197,9 @@ func (m *Matcher) Match(ctx context.Context, in MatchInput) (MatchResult, error)
 	if r.now.IsZero() {
 		r.now = m.clock()
 	}
-	r.now = r.now.UTC()
+	// Times are stored and written with millisecond precision, as every
+	// other resource's (DESIGN.md).
+	r.now = r.now.UTC().Truncate(time.Millisecond)
 	if in.Request.DeviceID != "" {
 		if id, err := uuid.Parse(in.Request.DeviceID); err == nil {
 			r.deviceID = &id

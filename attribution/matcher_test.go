@@ -480,3 +480,24 @@ func TestIsolation(t *testing.T) {
 		assert.Nil(t, f.claimedBy(gClick.ID))
 	})
 }
+
+// Records carry millisecond times, as every resource does (DESIGN.md),
+// whatever precision the request's time has.
+func TestRecordTimesAreMilliseconds(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		f := newFixture(t, s)
+		f.click(clickSpec{ago: 5 * time.Minute})
+		in := f.input(iosRequest(), "")
+		in.At = f.clock.Now().Truncate(time.Millisecond).Add(123456 * time.Nanosecond)
+		res, err := f.match(in)
+		require.NoError(t, err)
+		require.True(t, res.Matched)
+
+		want := in.At.Truncate(time.Millisecond)
+		a := f.lastAttempt()
+		assert.True(t, want.Equal(a.CreatedAt), "attempt created_at %s", a.CreatedAt)
+		ins := f.installs()
+		require.Len(t, ins, 1)
+		assert.True(t, want.Equal(ins[0].InstalledAt), "installed_at %s", ins[0].InstalledAt)
+	})
+}
