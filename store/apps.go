@@ -273,11 +273,9 @@ func (s *Store) ListApps(ctx context.Context, f linking.AppFilter) ([]*linking.A
 				WhereOr(`lower(a.android_package_name) LIKE ? ESCAPE '\'`, pattern)
 		})
 	}
-	total, err := q.Count(ctx)
+	q.OrderExpr("a.created_at, a.id").Limit(int64(f.Limit)).Offset(int64(f.Offset))
+	total, err := q.ScanAndCount(ctx)
 	if err != nil {
-		return nil, 0, s.err("list apps", err)
-	}
-	if err := q.OrderExpr("a.created_at, a.id").Limit(int64(f.Limit)).Offset(int64(f.Offset)).Scan(ctx); err != nil {
 		return nil, 0, s.err("list apps", err)
 	}
 	apps, err := toApps(rows)

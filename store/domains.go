@@ -116,11 +116,9 @@ func (s *Store) DomainByID(ctx context.Context, orgID, id uuid.UUID) (*linking.D
 func (s *Store) ListDomains(ctx context.Context, orgID uuid.UUID, limit, offset int) ([]*linking.Domain, int, error) {
 	var rows []domainRow
 	q := s.db.NewSelect().Model(&rows).Where("d.org_id = ?", orgID)
-	total, err := q.Count(ctx)
+	q.OrderExpr("d.created_at, d.id").Limit(int64(limit)).Offset(int64(offset))
+	total, err := q.ScanAndCount(ctx)
 	if err != nil {
-		return nil, 0, s.err("list domains", err)
-	}
-	if err := q.OrderExpr("d.created_at, d.id").Limit(int64(limit)).Offset(int64(offset)).Scan(ctx); err != nil {
 		return nil, 0, s.err("list domains", err)
 	}
 	out := make([]*linking.Domain, len(rows))

@@ -127,11 +127,9 @@ func (s *Store) ListInvitations(ctx context.Context, orgID uuid.UUID, state stri
 	default:
 		return nil, 0, fmt.Errorf("store: list invitations: unknown state %q", state)
 	}
-	total, err := q.Count(ctx)
+	q.OrderExpr("i.created_at DESC, i.id DESC").Limit(int64(limit)).Offset(int64(offset))
+	total, err := q.ScanAndCount(ctx)
 	if err != nil {
-		return nil, 0, s.err("list invitations", err)
-	}
-	if err := q.OrderExpr("i.created_at DESC, i.id DESC").Limit(int64(limit)).Offset(int64(offset)).Scan(ctx); err != nil {
 		return nil, 0, s.err("list invitations", err)
 	}
 	out := make([]*org.Invitation, len(rows))
