@@ -8,12 +8,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
+	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
 
@@ -24,30 +24,15 @@ import (
 // response writer is reused, as a server's is, so that the figures are the
 // handler's.
 func BenchmarkLinkDomainRedirect(b *testing.B) {
-	s := storetest.SQLite(b)
-	ctx := context.Background()
-	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
-	orgs := org.NewService(s, authn, nil, nil)
-	o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
-	require.NoError(b, err)
-	p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
-	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
-	apps := linking.NewAppService(s, s, authn, linkDomain, nil, nil)
-	apps.SetCache(r)
-	_, err = apps.Create(ctx, p, linking.AppInput{Name: linking.Some("Bench")})
-	require.NoError(b, err)
-	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain, Cache: r})
 	utm := "newsletter"
-	_, err = links.Create(ctx, p, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
+	_, _, _, r := benchLink(b, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
 		Slug: linking.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm})
-	require.NoError(b, err)
 	h := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r})
 	// With the click built and handed to a recorder, as serve does; the
-	// recorder here only counts, so that the figure is the handler's share
+	// recorder here keeps nothing, so that the figure is the handler's share
 	// (the batched write is measured by store's BenchmarkInsertClicks500).
-	var recorded countingRecorder
 	withClicks := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r,
-		OnRedirect: httpapi.RecordClicks(&recorded, params.Options{})})
+		OnRedirect: httpapi.RecordClicks(discardClicks{}, params.Options{})})
 
 	for _, bc := range []struct {
 		name, ua string
@@ -78,10 +63,28 @@ func BenchmarkLinkDomainRedirect(b *testing.B) {
 	}
 }
 
-// countingRecorder counts the clicks it is given.
-type countingRecorder struct{ n int }
-
-func (c *countingRecorder) Record(analytics.Click) bool { c.n++; return true }
+// benchLink creates, on in-memory SQLite, an organization with an app and
+// the link in, and returns the store, the organization, the authenticator
+// and a resolver that the link's creation has gone through.
+func benchLink(b *testing.B, in linking.CreateLinkInput) (*store.Store, *org.Organization, *auth.Authenticator, *linking.Resolver) {
+	b.Helper()
+	s := storetest.SQLite(b)
+	ctx := context.Background()
+	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
+	orgs := org.NewService(s, authn, nil, nil)
+	o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
+	require.NoError(b, err)
+	p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
+	apps := linking.NewAppService(s, s, authn, linkDomain, nil, nil)
+	apps.SetCache(r)
+	_, err = apps.Create(ctx, p, linking.AppInput{Name: linking.Some("Bench")})
+	require.NoError(b, err)
+	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain, Cache: r})
+	_, err = links.Create(ctx, p, in)
+	require.NoError(b, err)
+	return s, o, authn, r
+}
 
 // discardWriter is a ResponseWriter that keeps the status and drops the body.
 type discardWriter struct {

@@ -13,9 +13,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
-	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
-	"github.com/hoplink/hoplink/store/storetest"
 )
 
 // discardClicks is a ClickRecorder that keeps nothing, as a recorder with
@@ -30,24 +28,11 @@ func (discardClicks) Record(analytics.Click) bool { return true }
 // the destination and four platform URLs with a visitor query, the
 // app_open click (tap id parsed, device classified) and the JSON answer.
 func BenchmarkResolveLink(b *testing.B) {
-	s := storetest.SQLite(b)
-	ctx := context.Background()
-	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
-	orgs := org.NewService(s, authn, nil, nil)
-	o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
-	require.NoError(b, err)
-	p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
-	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
-	apps := linking.NewAppService(s, s, authn, linkDomain, nil, nil)
-	apps.SetCache(r)
-	_, err = apps.Create(ctx, p, linking.AppInput{Name: linking.Some("Bench")})
-	require.NoError(b, err)
-	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain, Cache: r})
 	utm := "newsletter"
 	ios, android := "https://shop.example/ios", "shopapp://product/1"
-	_, err = links.Create(ctx, p, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
+	s, o, authn, r := benchLink(b, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
 		Slug: linking.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm, IOSURL: &ios, AndroidURL: &android})
-	require.NoError(b, err)
+	ctx := context.Background()
 	keys := auth.NewKeys(s, authn, nil, nil)
 	sdk, err := keys.CreateFor(ctx, o.ID, nil, "", auth.CreateKeyInput{Name: "sdk", Type: auth.KeyTypeSDK})
 	require.NoError(b, err)
