@@ -124,11 +124,10 @@ type Recorder struct {
 	accepted, dropped, overflowed, written, duplicates, countedOnly, failed, failedFlushes atomic.Uint64
 }
 
-// overflowKey groups overflowing clicks: one organization's clicks of one
-// minute count in the same billing month, as long as a month starts on a
-// whole minute (org.PeriodStart's anchors are whole seconds; a click of
-// the minute that holds a month's start is counted in the month the
-// minute's first click falls in).
+// overflowKey groups overflowing clicks by organization and minute. The
+// sum is counted in the billing month of the minute's first overflowing
+// click: only a month that starts inside that very minute can receive a
+// few clicks of the month before.
 type overflowKey struct {
 	org    uuid.UUID
 	minute int64

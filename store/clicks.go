@@ -88,8 +88,9 @@ type periodKey struct {
 // organization or link is gone (or whose link belongs to another
 // organization), inserts the rest that are not CountOnly in one statement
 // with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index skips a
-// repeated tap; on SQLite the statement is built by clicks_sqlite.go), and bumps click_counts by the rows inserted plus the
-// CountOnly clicks, per organization and billing month. A link deleted
+// repeated tap; on SQLite the statement is built by clicks_sqlite.go), and
+// bumps click_counts by the rows inserted plus the CountOnly clicks (each
+// counting Click.Clicks()), per organization and billing month. A link deleted
 // between the read and the insert fails the transaction with a foreign-key
 // error; the recorder's retry then drops that click.
 func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int, error) {
