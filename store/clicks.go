@@ -88,7 +88,7 @@ type periodKey struct {
 // organization or link is gone (or whose link belongs to another
 // organization), inserts the rest that are not CountOnly in one statement
 // with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index skips a
-// repeated tap; on SQLite the statement is built by clicks_sqlite.go), and
+// repeated tap; on SQLite the rows go through clicks_sqlite.go), and
 // bumps click_counts by the rows inserted plus the CountOnly clicks (each
 // counting Click.Clicks()), per organization and billing month. A link deleted
 // between the read and the insert fails the transaction with a foreign-key
@@ -111,8 +111,21 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 			linkIDs = append(linkIDs, clicks[i].LinkID)
 		}
 	}
+	// On SQLite the rows are inserted at the driver's level on the
+	// transaction's own connection (clicks_sqlite.go), so the transaction
+	// runs on a connection taken from the pool for the batch.
+	var conn bun.Conn
+	runInTx := s.db.RunInTx
+	if s.Dialect() == "sqlite" {
+		var err error
+		if conn, err = s.db.Conn(ctx); err != nil {
+			return 0, s.err("insert clicks", err)
+		}
+		defer conn.Close()
+		runInTx = conn.RunInTx
+	}
 	inserted := 0
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err := runInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var orgs []struct {
 			ID                 uuid.UUID `bun:"id"`
 			BillingPeriodStart time.Time `bun:"billing_period_start"`
@@ -159,23 +172,24 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 		}
 
 		if len(rows) > 0 {
-			var ids []uuid.UUID
+			var done []bool
 			if s.Dialect() == "sqlite" {
 				var err error
-				if ids, err = insertClickRowsSQLite(ctx, tx, rows); err != nil {
+				if done, err = insertClickRowsSQLite(ctx, conn, rows); err != nil {
 					return err
 				}
-			} else if err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Returning("id").
-				Scan(ctx, &ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
+			} else {
+				var ids []uuid.UUID
+				if err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Returning("id").
+					Scan(ctx, &ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				done = insertedRows(rows, ids)
 			}
-			inserted = len(ids)
-			byID := make(map[uuid.UUID]*clickRow, len(rows))
 			for i := range rows {
-				byID[rows[i].ID] = &rows[i]
-			}
-			for _, id := range ids {
-				if r := byID[id]; r != nil {
+				if done[i] {
+					inserted++
+					r := &rows[i]
 					counts[periodKey{r.OrgID, org.PeriodStart(anchors[r.OrgID], r.OccurredAt)}]++
 				}
 			}
@@ -198,6 +212,19 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 		return 0, s.err("insert clicks", err)
 	}
 	return inserted, nil
+}
+
+// insertedRows reports which of rows have their id in ids.
+func insertedRows(rows []clickRow, ids []uuid.UUID) []bool {
+	in := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		in[id] = true
+	}
+	done := make([]bool, len(rows))
+	for i := range rows {
+		done[i] = in[rows[i].ID]
+	}
+	return done
 }
 
 // ClickCount implements analytics.Store.
