@@ -84,9 +84,26 @@ type Redirect struct {
 	Since time.Time `json:"since"`
 }
 
+// OldAddress is an address (domain and slug) where a link was served
+// before it moved, and which now redirects (301) to the link's current
+// address (SPEC.md, GET /links/resolve/{slug} rule 4). It lives as long as
+// the link: deleting the link frees it. While it lives, no new link may take
+// it (domain rule 8: 409 SLUG_TAKEN).
+type OldAddress struct {
+	// Domain and Slug are the old address as links store theirs: normalized
+	// domain (NormalizeDomain), lowercase slug.
+	Domain string
+	Slug   string
+	// LinkID is the moved link, of organization OrgID.
+	LinkID uuid.UUID
+	OrgID  uuid.UUID
+	// BeganAt is when the address began to redirect: Redirect.Since.
+	BeganAt time.Time
+}
+
 // LinkWithRedirects is the Link resource as GET /links/{id} returns it: with
-// redirected_from, the old URLs that redirect to it, oldest first (empty
-// until links can move).
+// redirected_from, the old URLs that redirect to it (its OldAddresses as
+// short URLs), oldest first; empty for a link that never moved.
 type LinkWithRedirects struct {
 	Link
 	RedirectedFrom []Redirect `json:"redirected_from"`

@@ -16,8 +16,9 @@ type LinkStore interface {
 	// quota.Since, it inserts nothing and returns an error wrapping
 	// ErrLinkLimit; the count and the insert are one transaction that no
 	// concurrent CreateLink of the organization interleaves with. When the
-	// unique index on (domain, slug) refuses l it returns an error wrapping
-	// errcode.ErrConflict.
+	// unique index on (domain, slug) refuses l, and when l's domain and slug
+	// are an old address of a moved link (OldAddress), it returns an error
+	// wrapping errcode.ErrConflict.
 	CreateLink(ctx context.Context, l *Link, quota LinkQuota) error
 	// LinkByID returns link id of organization orgID; errcode.ErrNotFound
 	// when there is none in orgID.
@@ -33,6 +34,19 @@ type LinkStore interface {
 	// DeleteLink deletes link id of orgID; errcode.ErrNotFound when there is
 	// none in orgID.
 	DeleteLink(ctx context.Context, orgID, id uuid.UUID) error
+	// RecordOldAddress stores a: link a.LinkID of a.OrgID, which was served
+	// at a.Domain and a.Slug (as stored: normalized domain, lowercase slug),
+	// is now redirected to from there. errcode.ErrNotFound when the link is
+	// not in a.OrgID; errcode.ErrConflict when the address is another link's
+	// (the link itself may still be there: a move may record its old address
+	// before or after it changes the link's) or already an old address.
+	// Concurrent RecordOldAddress and CreateLink calls for one address are
+	// decided in turn: one of them is refused.
+	RecordOldAddress(ctx context.Context, a *OldAddress) error
+	// OldAddresses returns the old addresses of link linkID of orgID, oldest
+	// first (BeganAt, then domain and slug); none when the link has none or
+	// is not in orgID.
+	OldAddresses(ctx context.Context, orgID, linkID uuid.UUID) ([]OldAddress, error)
 }
 
 // LinkQuota is the monthly link limit CreateLink enforces.

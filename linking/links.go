@@ -174,8 +174,9 @@ type CreateLinkInput struct {
 //  5. the domain rules (422 INVALID_DOMAIN, 409 DEFAULT_DOMAIN_UNAVAILABLE),
 //     then "test" on an app subdomain (400);
 //  6. on insert, the plan's monthly link limit (403 LINK_LIMIT_EXCEEDED) and
-//     the slug's uniqueness on the domain (409 SLUG_TAKEN with details.slug
-//     and details.domain). A generated slug that collides is generated again.
+//     the slug's uniqueness on the domain, where an old address of a moved
+//     link counts as taken (409 SLUG_TAKEN with details.slug and
+//     details.domain). A generated slug that collides is generated again.
 //
 // The link is active, records p's creator, and stores its password as an
 // argon2id hash.
@@ -388,7 +389,8 @@ func (s *LinkService) List(ctx context.Context, p *auth.Principal, in ListLinksI
 }
 
 // Get returns link id of p's organization with the old URLs that redirect
-// to it (none until links can move). Another organization's link is 404.
+// to it (its old addresses as short URLs, oldest first). Another
+// organization's link is 404.
 func (s *LinkService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (*LinkWithRedirects, error) {
 	if _, err := p.Authorize(auth.ScopeLinksRead, auth.ActLinksRead); err != nil {
 		return nil, err
@@ -397,7 +399,63 @@ func (s *LinkService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) 
 	if err != nil {
 		return nil, err
 	}
-	return &LinkWithRedirects{Link: *l, RedirectedFrom: []Redirect{}}, nil
+	old, err := s.links.OldAddresses(ctx, p.OrgID, id)
+	if err != nil {
+		return nil, err
+	}
+	redirects := make([]Redirect, len(old))
+	for i, a := range old {
+		redirects[i] = Redirect{URL: ShortURL(s.base, a.Domain, a.Slug), Since: a.BeganAt}
+	}
+	return &LinkWithRedirects{Link: *l, RedirectedFrom: redirects}, nil
+}
+
+// RecordOldAddress records that link linkID of organization orgID, served
+// until now at slug on domain, has moved: from now on that address answers
+// visitors with 301 Moved Permanently to the link's current short URL, SDK
+// resolves of it return the link (SPEC.md, GET /links/resolve/{slug} rule
+// 4), GET /links/{id} lists it in redirected_from, and no new link may take
+// it (domain rule 8). It lives as long as the link; deleting the link frees
+// it. It returns the redirected_from item, whose Since is now.
+//
+// It is the step a move of a link (SPEC.md, link move choice) takes for the
+// address the link leaves, and it is for embedders that move links in their
+// own storage: the caller changes the link's address; RecordOldAddress
+// does not change the link. The link itself may still be at the address
+// when it is called (a move may record before or after it changes the
+// link). It tells LinkServiceOptions.Cache to forget
+// the address, so that this process serves it at once; a move must also
+// invalidate the link (LinkCache.InvalidateLink) at its new address.
+//
+// domain is normalized (NormalizeDomain) and slug lowered
+// (NormalizeSlugForLookup). Errors: 400 VALIDATION_ERROR for a domain that
+// is empty or no host name and a slug that no link could have; 404 NOT_FOUND when the link is
+// not in orgID; 409 SLUG_TAKEN (details.slug and details.domain) when
+// another link is at the address or it is already an old address.
+func (s *LinkService) RecordOldAddress(ctx context.Context, orgID, linkID uuid.UUID, domain, slug string) (*Redirect, error) {
+	a := &OldAddress{Domain: NormalizeDomain(domain), Slug: NormalizeSlugForLookup(slug), LinkID: linkID, OrgID: orgID,
+		BeganAt: s.now()}
+	var c checker
+	if a.Domain == "" || len(a.Domain) > MaxDomainLength || strings.ContainsAny(a.Domain, " \t\r\n/?#") {
+		c.fail(FieldDomain, fmt.Sprintf("must be a host name of 1 to %d characters", MaxDomainLength))
+	}
+	if !ValidResolveSlug(a.Slug) {
+		c.fail(FieldSlug, "must be 1 to 100 characters of letters, digits and single hyphens between them")
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	err := s.links.RecordOldAddress(ctx, a)
+	switch {
+	case errors.Is(err, errcode.ErrNotFound):
+		return nil, errcode.New(errcode.NotFound, "link not found")
+	case errors.Is(err, errcode.ErrConflict):
+		return nil, SlugTakenError(a.Slug, a.Domain)
+	case err != nil:
+		return nil, err
+	}
+	s.invalidate(&Link{Domain: a.Domain, Slug: a.Slug})
+	return &Redirect{URL: ShortURL(s.base, a.Domain, a.Slug), Since: a.BeganAt}, nil
 }
 
 func (s *LinkService) byID(ctx context.Context, orgID, id uuid.UUID) (*Link, error) {

@@ -21,6 +21,12 @@ type ResolveStore interface {
 	// domain that the link's organization does not have verified and
 	// unsuspended (a suspended domain's links are 404, SPEC.md).
 	LinkByDomainSlug(ctx context.Context, domain, slug string) (*Link, error)
+	// LinkByOldAddress returns the link that domain and slug (as stored) are
+	// an old address of (OldAddress), as it is now, whatever its
+	// organization; errcode.ErrNotFound when they are none, and when either
+	// the old domain or the link's current one is a custom domain that the
+	// link's organization does not have verified and unsuspended.
+	LinkByOldAddress(ctx context.Context, domain, slug string) (*Link, error)
 	// AppByID returns app id of organization orgID; errcode.ErrNotFound when
 	// there is none in orgID.
 	AppByID(ctx context.Context, orgID, id uuid.UUID) (*App, error)
@@ -94,6 +100,13 @@ type ResolverOptions struct {
 // slug). Unknown slugs are cached too (negative caching), so that a flood of
 // requests for a slug that does not exist does not reach the database.
 //
+// An old address of a moved link (OldAddress) is cached as where the link
+// is now (its current domain and slug, and its id), never as a copy of the
+// link: answering it reads the link's own entry, so every write that
+// invalidates the link reaches its old addresses too. An entry that no
+// longer leads to its link (the link moved again or was deleted) is read
+// again from the store.
+//
 // Entries live for ResolverOptions.TTL (5 seconds by default): replicas, and
 // changes made directly in the database, converge within it. The services of
 // this process call Invalidate, InvalidateLink and InvalidateAll after every
@@ -112,12 +125,27 @@ type Resolver struct {
 	def   string
 	ttl   time.Duration
 	clock func() time.Time
-	links *ttlCache[linkKey, *Resolved]
+	links *ttlCache[linkKey, linkEntry]
 	apps  *ttlCache[string, *App]
 }
 
 // linkKey is a link's cache key: normalized domain and lowercase slug.
 type linkKey struct{ domain, slug string }
+
+// linkEntry is what the cache holds for one address: the link served there
+// (res), or, for an old address of a moved link, where that link is now
+// (moved); neither for an address that serves nothing.
+type linkEntry struct {
+	res   *Resolved
+	moved *movedLink
+}
+
+// movedLink is where the link of an old address is now: the key of its own
+// entry, and its id, by which an entry that no longer leads to it is told.
+type movedLink struct {
+	to linkKey
+	id uuid.UUID
+}
 
 // NewResolver returns a Resolver over store.
 func NewResolver(store ResolveStore, opts ResolverOptions) *Resolver {
@@ -135,26 +163,49 @@ func NewResolver(store ResolveStore, opts ResolverOptions) *Resolver {
 		def:   NormalizeDomain(opts.DefaultLinkDomain),
 		ttl:   opts.TTL,
 		clock: opts.Clock,
-		links: newTTLCache[linkKey, *Resolved](opts.MaxEntries),
+		links: newTTLCache[linkKey, linkEntry](opts.MaxEntries),
 		apps:  newTTLCache[string, *App](opts.MaxEntries),
 	}
 }
 
 // Resolve returns the link at slug on domain for a visitor. domain is
 // normalized (NormalizeDomain) and slug lowered (NormalizeSlugForLookup)
-// first. Errors (SPEC.md, Link states): 404 NOT_FOUND for an unknown or
-// deleted slug and for a paused link (is_active false); 410 GONE for a link
-// whose expires_at is at or before now. Store errors (errcode.ErrUnavailable)
-// are returned as they are and never cached.
+// first. An old address of a moved link returns the moved link, whose
+// Domain and Slug are its current ones (SPEC.md, GET /links/resolve/{slug}
+// rule 4), with the same errors as the link's own address. Errors (SPEC.md,
+// Link states): 404 NOT_FOUND for an unknown or deleted slug and for a
+// paused link (is_active false); 410 GONE for a link whose expires_at is at
+// or before now. Store errors (errcode.ErrUnavailable) are returned as they
+// are and never cached.
 func (r *Resolver) Resolve(ctx context.Context, domain, slug string) (*Resolved, error) {
-	key := linkKey{NormalizeDomain(domain), NormalizeSlugForLookup(slug)}
 	now := r.clock()
-	res, err := r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (*Resolved, error) {
-		return r.load(ctx, key)
-	})
+	res, _, err := r.lookup(ctx, linkKey{NormalizeDomain(domain), NormalizeSlugForLookup(slug)}, now)
 	if err != nil {
 		return nil, err
 	}
+	return checkState(res, now)
+}
+
+// ResolveAddress is Resolve for the link-domain handler, which answers an
+// old address of a moved link with 301 Moved Permanently to the link's
+// current short URL: at an old address it returns the moved link and moved
+// true, whatever the link's state. A 301 is permanent and clients keep it,
+// so it does not depend on a state that may change back; the link's current
+// address answers its state (404 while paused, 410 once expired). At any
+// other address it returns what Resolve returns, with moved false.
+func (r *Resolver) ResolveAddress(ctx context.Context, domain, slug string) (res *Resolved, moved bool, err error) {
+	now := r.clock()
+	res, moved, err = r.lookup(ctx, linkKey{NormalizeDomain(domain), NormalizeSlugForLookup(slug)}, now)
+	if err != nil || moved {
+		return res, moved, err
+	}
+	res, err = checkState(res, now)
+	return res, false, err
+}
+
+// checkState returns res when its link is served at now: nil (no link) and
+// a paused link are 404, an expired link 410.
+func checkState(res *Resolved, now time.Time) (*Resolved, error) {
 	switch {
 	case res == nil, !res.Link.IsActive:
 		return nil, errLinkNotFound
@@ -164,22 +215,76 @@ func (r *Resolver) Resolve(ctx context.Context, domain, slug string) (*Resolved,
 	return res, nil
 }
 
+// lookup returns the link at key, whatever its state, nil when there is
+// none; at an old address, the moved link and moved true.
+func (r *Resolver) lookup(ctx context.Context, key linkKey, now time.Time) (res *Resolved, moved bool, err error) {
+	e, err := r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
+		return r.load(ctx, key)
+	})
+	if err != nil || e.moved == nil {
+		return e.res, false, err
+	}
+	// An old address: the link's own entry answers, so that a write that
+	// invalidates the link is seen here too.
+	for retried := false; ; retried = true {
+		to := e.moved.to
+		t, err := r.links.get(ctx, to, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
+			return r.load(ctx, to)
+		})
+		if err != nil {
+			return nil, false, err
+		}
+		if t.res != nil && t.res.Link.ID == e.moved.id {
+			return t.res, true, nil
+		}
+		if retried {
+			return nil, false, nil
+		}
+		// The link moved again or is gone since the old address was read:
+		// read the old address again.
+		r.links.invalidate(key)
+		e, err = r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
+			return r.load(ctx, key)
+		})
+		if err != nil || e.moved == nil {
+			return e.res, false, err
+		}
+	}
+}
+
 var (
 	errLinkNotFound = errcode.New(errcode.NotFound, "link not found")
 	errLinkGone     = errcode.New(errcode.Gone, "link has expired")
 	errAppNotFound  = errcode.New(errcode.NotFound, "no app on this link domain")
 )
 
-// load reads a link with its app and organization defaults; nil, nil when
-// there is no such link.
-func (r *Resolver) load(ctx context.Context, key linkKey) (*Resolved, error) {
+// load reads what is at key: the link there, with its app and
+// organization defaults; else, when key is an old address, where its link
+// is now; else nothing.
+func (r *Resolver) load(ctx context.Context, key linkKey) (linkEntry, error) {
 	l, err := r.store.LinkByDomainSlug(ctx, key.domain, key.slug)
 	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, nil
+		l, err = r.store.LinkByOldAddress(ctx, key.domain, key.slug)
+		switch {
+		case errors.Is(err, errcode.ErrNotFound):
+			return linkEntry{}, nil
+		case err != nil:
+			return linkEntry{}, err
+		}
+		return linkEntry{moved: &movedLink{to: linkKey{l.Domain, l.Slug}, id: l.ID}}, nil
 	}
 	if err != nil {
-		return nil, err
+		return linkEntry{}, err
 	}
+	res, err := r.resolved(ctx, l)
+	if err != nil {
+		return linkEntry{}, err
+	}
+	return linkEntry{res: res}, nil
+}
+
+// resolved reads link l's app and organization defaults.
+func (r *Resolver) resolved(ctx context.Context, l *Link) (*Resolved, error) {
 	res := &Resolved{Link: l}
 	if l.AppID != nil {
 		app, err := r.store.AppByID(ctx, l.OrgID, *l.AppID)
@@ -191,6 +296,7 @@ func (r *Resolver) load(ctx context.Context, key linkKey) (*Resolved, error) {
 			return nil, err
 		}
 	}
+	var err error
 	res.OrgParams, err = r.store.OrgParameters(ctx, l.OrgID)
 	if err != nil && !errors.Is(err, errcode.ErrNotFound) {
 		return nil, err
@@ -259,7 +365,8 @@ func (r *Resolver) loadApp(ctx context.Context, domain string) (*App, error) {
 	return app, nil
 }
 
-// Invalidate drops the cached answer for slug on domain, found or not.
+// Invalidate drops the cached answer for slug on domain, found or not. A
+// move of a link invalidates the address it leaves and the one it takes.
 func (r *Resolver) Invalidate(domain, slug string) {
 	r.links.invalidate(linkKey{NormalizeDomain(domain), NormalizeSlugForLookup(slug)})
 }

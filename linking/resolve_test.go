@@ -16,11 +16,14 @@ import (
 	"github.com/hoplink/hoplink/params"
 )
 
-// resolveStore is an in-memory linking.ResolveStore that counts link reads.
+// resolveStore is an in-memory linking.ResolveStore that counts link reads
+// (by address, and separately by old address).
 type resolveStore struct {
-	mu    sync.Mutex
-	links map[string]*linking.Link // domain + "/" + slug
-	reads atomic.Int64
+	mu       sync.Mutex
+	links    map[string]*linking.Link // domain + "/" + slug
+	old      map[string]uuid.UUID     // old address (domain + "/" + slug) to link id
+	reads    atomic.Int64
+	oldReads atomic.Int64
 }
 
 func (s *resolveStore) LinkByDomainSlug(_ context.Context, domain, slug string) (*linking.Link, error) {
@@ -30,6 +33,21 @@ func (s *resolveStore) LinkByDomainSlug(_ context.Context, domain, slug string) 
 	if l, ok := s.links[domain+"/"+slug]; ok {
 		c := *l
 		return &c, nil
+	}
+	return nil, errcode.ErrNotFound
+}
+
+func (s *resolveStore) LinkByOldAddress(_ context.Context, domain, slug string) (*linking.Link, error) {
+	s.oldReads.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.old[domain+"/"+slug]; ok {
+		for _, l := range s.links {
+			if l.ID == id {
+				c := *l
+				return &c, nil
+			}
+		}
 	}
 	return nil, errcode.ErrNotFound
 }
@@ -66,7 +84,7 @@ func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
 func newResolveFixture(opts linking.ResolverOptions) (*resolveStore, *fakeClock, *linking.Resolver) {
-	s := &resolveStore{links: map[string]*linking.Link{}}
+	s := &resolveStore{links: map[string]*linking.Link{}, old: map[string]uuid.UUID{}}
 	c := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 	opts.Clock = c.Now
 	return s, c, linking.NewResolver(s, opts)

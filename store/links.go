@@ -157,7 +157,9 @@ func toLink(r *linkRow) (linking.Link, error) {
 // does not block the foreign-key checks of other tables; SQLite's
 // transactions already take the write lock at BEGIN), so that concurrent
 // creates of one organization count and insert in turn. The unique index
-// links_domain_slug_key decides between concurrent creates of one slug.
+// links_domain_slug_key decides between concurrent creates of one slug; an
+// address that is an old address of a moved link is refused too, checked
+// under lockAddress so that a concurrent RecordOldAddress of it waits.
 func (s *Store) CreateLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota) error {
 	row, err := fromLink(l)
 	if err != nil {
@@ -183,7 +185,17 @@ func (s *Store) CreateLink(ctx context.Context, l *linking.Link, quota linking.L
 				return linking.ErrLinkLimit
 			}
 		}
-		_, err := tx.NewInsert().Model(row).Exec(ctx)
+		if err := lockAddress(ctx, tx, l.Domain, l.Slug); err != nil {
+			return err
+		}
+		moved, err := oldAddressExists(ctx, tx, l.Domain, l.Slug)
+		if err != nil {
+			return err
+		}
+		if moved {
+			return errOldAddressTaken
+		}
+		_, err = tx.NewInsert().Model(row).Exec(ctx)
 		return err
 	})
 	return s.err("create link", err)
