@@ -104,6 +104,32 @@
 //     month began (org.PeriodStart), from which deleted links are gone.
 //   - Optional tells an absent PATCH field from null and from a value.
 //
+// Link move choice (move_choice.go; SPEC.md, link move choice):
+//   - A link uses its app's previous subdomain when it has an app whose
+//     previous_link_domain, normalized, is the link's domain; for any other
+//     link both endpoints are 409 LINK_MOVE_NOT_PENDING.
+//   - The body of PUT is checked after the link is found and the member's
+//     reach checked (CheckMoveChoice gives a handler those errors first):
+//     choice is required (keep or new_slug); with keep, new_slug must be
+//     absent or null; with new_slug it is required, follows ValidateSlug on
+//     an app subdomain, and equal to the link's slug is SLUG_UNCHANGED.
+//   - keep saves the choice only: the link stays on the previous subdomain
+//     and its slug is not held for it on the app's subdomain. A keep choice
+//     counts only while the link is still on the domain it was made on.
+//   - new_slug moves the link at once (MoveChoiceStore.MoveLink, one
+//     transaction): new domain and slug, its old address recorded as
+//     RecordOldAddress records one (301 to the new short URL), the choice
+//     saved. The slug is taken when a link or an old address is there, and
+//     held (SLUG_TAKEN with details.held_by) when another link of the
+//     previous subdomain, which has not chosen keep, has it as its slug.
+//   - DELETE clears any saved choice and moves the link with its slug when
+//     the slug is free on the app's subdomain and not reserved there;
+//     otherwise the link stays, with no choice.
+//   - Every move tells LinkServiceOptions.Cache of both addresses.
+//   - The store of moves is the LinkStore itself when it implements
+//     MoveChoiceStore (store.Store does); otherwise both endpoints fail
+//     with an internal error.
+//
 // Custom domains (domain_name.go is a rule file; domain.go, domains.go and
 // cname.go are not):
 //   - ParseCustomDomain checks a name and returns its stored form: 4 to 255
