@@ -22,8 +22,14 @@ import (
 // LinkResolver finds links and apps for the link-domain handler;
 // *linking.Resolver implements it.
 type LinkResolver interface {
-	// Resolve returns the link at slug on domain, or 404 NOT_FOUND / 410 GONE.
+	// Resolve returns the link at slug on domain, or 404 NOT_FOUND / 410
+	// GONE; at an old address of a moved link, the moved link (with its
+	// current domain and slug) and its errors.
 	Resolve(ctx context.Context, domain, slug string) (*linking.Resolved, error)
+	// ResolveAddress is Resolve for the link-domain handler: at an old
+	// address of a moved link it returns the link and moved true, whatever
+	// the link's state (linking.Resolver.ResolveAddress).
+	ResolveAddress(ctx context.Context, domain, slug string) (res *linking.Resolved, moved bool, err error)
 	// AppForDomain returns the app whose link domain is domain, or 404 NOT_FOUND.
 	AppForDomain(ctx context.Context, domain string) (*linking.App, error)
 }
@@ -63,6 +69,11 @@ type LinkDomainOptions struct {
 	Ready func(ctx context.Context) error
 	// Params are the options of params.Apply (the service's own store hosts).
 	Params params.Options
+	// ShortURLBase builds the short URL an old address of a moved link
+	// redirects to, as linking.LinkServiceOptions.ShortURLBase builds
+	// short_url ("{domain}" replaced, "/" + slug appended); it should be
+	// the same. If empty, linking.DefaultShortURLBase.
+	ShortURLBase string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed, for
 	// RedirectEvent.ClientIP.
 	TrustedProxies []netip.Prefix
@@ -115,6 +126,12 @@ const (
 //   - an unknown, deleted or paused link is 404 and an expired one 410, as a
 //     small HTML page, or the error envelope when the request's Accept
 //     prefers application/json;
+//   - an old address of a moved link (linking.OldAddress) is 301 Moved
+//     Permanently to the link's current short URL (ShortURLBase) with the
+//     request's query string, whatever the link's state (its new address
+//     answers that), for bots and password-protected links too, and records
+//     no click (the visitor's request to the new address does); POST there
+//     is 405;
 //   - a password-protected link shows a password form (200), to bots too,
 //     with no destination and no preview data; POST of the form checks the
 //     password and then redirects as below (see protected);
@@ -141,6 +158,9 @@ type LinkDomain struct {
 func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
 	h := &LinkDomain{opts: opts, log: opts.Logger, health: Health(opts.Ready), clock: opts.Clock,
 		devices: linking.NewDeviceCache(0)}
+	if h.opts.ShortURLBase == "" {
+		h.opts.ShortURLBase = linking.DefaultShortURLBase
+	}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -191,9 +211,18 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	host := HostOf(r)
-	res, err := h.opts.Resolver.Resolve(r.Context(), host, slug)
+	res, moved, err := h.opts.Resolver.ResolveAddress(r.Context(), host, slug)
 	if err != nil {
 		h.fail(w, r, err)
+		return
+	}
+	if moved {
+		if post {
+			w.Header().Set("Allow", "GET, HEAD")
+			h.fail(w, r, errMethodNotAllowed)
+			return
+		}
+		h.movedPermanently(w, r, res.Link)
 		return
 	}
 	if res.Link.HasPassword() {
@@ -254,6 +283,32 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 	if r.Method == http.MethodHead {
 		return
 	}
+	h.redirectBody(w, location)
+}
+
+// movedPermanently answers an old address of moved link l: 301 to l's short
+// URL with the request's query string, no-store (the old address lives only
+// as long as the link, and is freed when the link is deleted), and the same
+// short body as a redirect. No click is recorded.
+func (h *LinkDomain) movedPermanently(w http.ResponseWriter, r *http.Request, l *linking.Link) {
+	location := linking.ShortURL(h.opts.ShortURLBase, l.Domain, l.Slug)
+	if r.URL.RawQuery != "" {
+		location += "?" + r.URL.RawQuery
+	}
+	hd := w.Header()
+	hd["Location"] = []string{location}
+	hd["Cache-Control"] = noStore
+	hd["Referrer-Policy"] = referrerPolicy
+	hd["Content-Type"] = htmlType
+	w.WriteHeader(http.StatusMovedPermanently)
+	if r.Method == http.MethodHead {
+		return
+	}
+	h.redirectBody(w, location)
+}
+
+// redirectBody writes the short body of a redirect to location.
+func (h *LinkDomain) redirectBody(w http.ResponseWriter, location string) {
 	escaped := template.HTMLEscapeString(location)
 	var b strings.Builder
 	b.Grow(len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail))

@@ -426,6 +426,11 @@ func (s stubResolver) Resolve(_ context.Context, _, slug string) (*linking.Resol
 	return s.res, nil
 }
 
+func (s stubResolver) ResolveAddress(ctx context.Context, domain, slug string) (*linking.Resolved, bool, error) {
+	res, err := s.Resolve(ctx, domain, slug)
+	return res, false, err
+}
+
 func (s stubResolver) AppForDomain(context.Context, string) (*linking.App, error) {
 	return nil, errcode.New(errcode.NotFound, "no app")
 }

@@ -50,7 +50,10 @@ type resolvedLink struct {
 //   - the link is found through Options.Resolver, the link-domain handler's
 //     cache: unknown, deleted and paused links, and links of another
 //     organization, are 404 NOT_FOUND alike; expired links 410 GONE;
-//     password-protected links 403 PASSWORD_REQUIRED with no URL;
+//     password-protected links 403 PASSWORD_REQUIRED with no URL; an old
+//     address of a moved link resolves to the link, answering its current
+//     domain and slug, and otherwise as the link's own address (SPEC.md,
+//     rule 4);
 //   - `params` goes through params.Apply for the destination and every
 //     platform URL, exactly as the redirect applies a visitor's query, and
 //     custom_params are the query parameters of the destination so built

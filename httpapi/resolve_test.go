@@ -458,6 +458,10 @@ func (f lateResolver) Resolve(ctx context.Context, domain, slug string) (*linkin
 	return f().Resolve(ctx, domain, slug)
 }
 
+func (f lateResolver) ResolveAddress(ctx context.Context, domain, slug string) (*linking.Resolved, bool, error) {
+	return f().ResolveAddress(ctx, domain, slug)
+}
+
 func (f lateResolver) AppForDomain(ctx context.Context, domain string) (*linking.App, error) {
 	return f().AppForDomain(ctx, domain)
 }

@@ -86,7 +86,8 @@ func main() {
 		fmt.Println("serving", l.ShortURL, "->", l.DestinationURL)
 	}
 
-	handler := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: resolver, Ready: s.Ping})
+	handler := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: resolver, Ready: s.Ping,
+		ShortURLBase: "http://{domain}:8090"})
 	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.ListenAndServe(); err != nil && err != http.ErrServerClosed {

@@ -55,6 +55,7 @@ func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.S
 	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver:       r,
 		Ready:          s.Ping,
+		ShortURLBase:   cfg.ShortURLBase,
 		TrustedProxies: cfg.TrustedProxies,
 		Logger:         log,
 		Secret:         secret,
