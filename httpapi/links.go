@@ -17,6 +17,8 @@ func (a *API) linkRoutes(v1 routes) {
 	v1.handle(http.MethodDelete, "/links/:id", a.deleteLink)
 	v1.handle(http.MethodPost, "/links/:id/activate", a.activateLink)
 	v1.handle(http.MethodPost, "/links/:id/deactivate", a.deactivateLink)
+	v1.handle(http.MethodPut, "/links/:id/move-choice", a.putMoveChoice)
+	v1.handle(http.MethodDelete, "/links/:id/move-choice", a.deleteMoveChoice)
 }
 
 func (a *API) createLink(w http.ResponseWriter, req bunrouter.Request) error {
