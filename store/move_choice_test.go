@@ -1,6 +1,8 @@
 package store_test
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -169,5 +171,39 @@ func TestMoveLinkRefusals(t *testing.T) {
 		noHeld := move(c, createLink(t, s, newLink(c, acme.ID, prevDomain, "autumn")), "waiting")
 		noHeld.Previous = ""
 		require.NoError(t, s.MoveLink(ctx, noHeld), "held slugs count only with Previous")
+	})
+}
+
+func TestConcurrentMovesToOneSlug(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		const n = 6
+		moves := make([]*linking.LinkMove, n)
+		for i := range moves {
+			l := createLink(t, s, newLink(c, acme.ID, prevDomain, fmt.Sprintf("link-%d", i)))
+			moves[i] = move(c, l, "popular")
+		}
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i, m := range moves {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = s.MoveLink(ctx, m)
+			}()
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			if err == nil {
+				won++
+			} else {
+				assert.ErrorIs(t, err, linking.ErrMoveTargetTaken)
+			}
+		}
+		assert.Equal(t, 1, won, "one move takes the slug")
+		assert.Equal(t, n, orgRows(t, s, "links", acme.ID), "every link is still there")
+		assert.Equal(t, 1, orgRows(t, s, "link_old_addresses", acme.ID), "one old address, of the link that moved")
 	})
 }
