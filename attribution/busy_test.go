@@ -75,36 +75,78 @@ func TestBusyKeyReadsItsCGNATWindowOnly(t *testing.T) {
 	})
 }
 
-// TestCountCandidateClicks checks the store's count: the clicks of the
-// given apps on the key in [Since, Until), at most Limit.
-func TestCountCandidateClicks(t *testing.T) {
+// TestKeyClicks checks the store's read of a key: the clicks of the given
+// apps on the key in [Since, Until), newest first with their links'
+// windows, not another organization's; when the key has Limit clicks or
+// more there, only those since busySince, and busy, even when there is
+// none.
+func TestKeyClicks(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
+		window := 48
+		short := f.newLink(f.org.ID, &f.app.ID, nil)
+		_, err := s.DB().NewUpdate().Table("links").Set("match_window_hours = ?", window).Where("id = ?", short.ID).Exec(t.Context())
+		require.NoError(t, err)
 		other := f.newOrg("globex")
 		otherApp := f.newApp(other.ID, "com.acme.shop", "com.acme.shop")
 		otherLink := f.newLink(other.ID, &otherApp.ID, nil)
-		for range 3 {
+		newest := f.click(clickSpec{link: short, ago: 10 * time.Minute})
+		for range 2 {
 			f.click(clickSpec{ago: time.Hour})
 		}
 		f.click(clickSpec{ago: time.Hour, ua: androidSamsung})
-		f.click(clickSpec{ago: 3 * time.Hour})
+		oldest := f.click(clickSpec{ago: 3 * time.Hour})
 		f.click(clickSpec{ago: time.Hour, ip: "203.0.113.8"})
 		f.click(clickSpec{link: otherLink, ago: time.Hour})
 		now := f.clock.Now()
 		q := attribution.CandidateQuery{OrgID: f.org.ID, AppIDs: []uuid.UUID{f.app.ID}, IPKey: "203.0.113.7",
-			Since: now.Add(-2 * time.Hour), Until: now, Limit: 10}
-		count := func(q attribution.CandidateQuery) int {
-			n, err := s.CountCandidateClicks(t.Context(), q)
+			Since: now.Add(-4 * time.Hour), Until: now, Limit: 10}
+		read := func(q attribution.CandidateQuery, busySince time.Time) ([]attribution.Click, bool) {
+			clicks, busy, err := s.KeyClicks(t.Context(), q, busySince)
 			require.NoError(t, err)
-			return n
+			for i := 1; i < len(clicks); i++ {
+				assert.False(t, clicks[i].OccurredAt.After(clicks[i-1].OccurredAt), "newest first")
+			}
+			return clicks, busy
 		}
-		assert.Equal(t, 4, count(q), "every platform of the key in the window, not another organization's app")
-		q.Limit = 2
-		assert.Equal(t, 2, count(q), "no further than the limit")
-		q.Limit, q.Since = 10, now.Add(-4*time.Hour)
-		assert.Equal(t, 5, count(q))
-		q.AppIDs = nil
-		assert.Equal(t, 0, count(q))
+
+		clicks, busy := read(q, now.Add(-30*time.Minute))
+		assert.False(t, busy)
+		require.Len(t, clicks, 5, "every platform of the key in the window, not another organization's app")
+		assert.Equal(t, newest.ID, clicks[0].ID)
+		require.NotNil(t, clicks[0].MatchWindowHours)
+		assert.Equal(t, window, *clicks[0].MatchWindowHours, "the link's window")
+		assert.Equal(t, oldest.ID, clicks[4].ID)
+		assert.Nil(t, clicks[4].MatchWindowHours)
+		assert.Equal(t, f.app.ID, *clicks[4].AppID)
+		assert.Equal(t, "203.0.113.7", clicks[4].IPKey)
+		assert.Equal(t, "17.5", clicks[4].OSVersion)
+		assert.False(t, clicks[4].Claimed)
+
+		q.Limit = 5
+		clicks, busy = read(q, now.Add(-30*time.Minute))
+		assert.True(t, busy, "as many clicks as the limit")
+		require.Len(t, clicks, 1, "only those since busySince")
+		assert.Equal(t, newest.ID, clicks[0].ID)
+		clicks, busy = read(q, now.Add(-5*time.Minute))
+		assert.True(t, busy)
+		assert.Empty(t, clicks, "busy without a click since busySince")
+
+		q.Limit, q.Since = 10, now.Add(-2*time.Hour)
+		clicks, busy = read(q, now.Add(-30*time.Minute))
+		assert.False(t, busy)
+		assert.Len(t, clicks, 4)
+		q.IPKey = "198.51.100.1"
+		clicks, busy = read(q, now.Add(-30*time.Minute))
+		assert.False(t, busy)
+		assert.Empty(t, clicks, "a key without clicks")
+		q.IPKey, q.AppIDs = "203.0.113.7", nil
+		clicks, busy = read(q, now.Add(-30*time.Minute))
+		assert.False(t, busy)
+		assert.Empty(t, clicks)
+		q.AppIDs, q.OrgID = []uuid.UUID{f.app.ID}, other.ID
+		clicks, _ = read(q, now.Add(-30*time.Minute))
+		assert.Empty(t, clicks, "another organization's apps are never read")
 	})
 }
 

@@ -305,23 +305,42 @@ func (m *Matcher) InvalidateLink(*linking.Link) {}
 // is false when a claim was lost and Match should start over.
 func (m *Matcher) attempt(ctx context.Context, r *request) (MatchResult, bool, error) {
 	in := r.in
-	if r.deviceID != nil || in.Request.Fingerprint != "" {
-		fp := in.Request.Fingerprint
-		rec, err := m.store.ReplayInstall(ctx, in.OrgID, r.app, r.deviceID, fp, r.now.Add(-ReplayWindow))
+	since := r.now.Add(-ReplayWindow)
+	var (
+		rec   *InstallRecord
+		prior []InstallRecord
+		err   error
+	)
+	switch {
+	case r.deviceID != nil && r.isReinstall == nil:
+		// One read serves the replay and, when nothing is replayed, the
+		// reinstall check.
+		var all []InstallRecord
+		if all, err = m.store.DeviceInstalls(ctx, in.OrgID, *r.deviceID); err != nil {
+			return MatchResult{}, true, fmt.Errorf("attribution: device installs: %w", err)
+		}
+		for i := range all {
+			if rec == nil && sameAppOrNone(all[i].AppID, r.app) && !all[i].InstalledAt.Before(since) {
+				rec = &all[i]
+			}
+			if all[i].InstalledAt.Before(r.now) {
+				prior = append(prior, all[i])
+			}
+		}
+	case r.deviceID != nil || in.Request.Fingerprint != "":
+		rec, err = m.store.ReplayInstall(ctx, in.OrgID, r.app, r.deviceID, in.Request.Fingerprint, since)
 		switch {
 		case errors.Is(err, errcode.ErrNotFound):
+			rec = nil
 		case err != nil:
 			return MatchResult{}, true, fmt.Errorf("attribution: replay: %w", err)
-		case rec.Payload != nil:
-			return m.replay(ctx, r, rec)
 		}
+	}
+	if rec != nil && rec.Payload != nil {
+		return m.replay(ctx, r, rec)
 	}
 
 	if r.deviceID != nil && r.isReinstall == nil {
-		prior, err := m.store.DeviceInstalls(ctx, in.OrgID, *r.deviceID, r.now)
-		if err != nil {
-			return MatchResult{}, true, fmt.Errorf("attribution: device installs: %w", err)
-		}
 		reinstall := len(prior) > 0
 		r.isReinstall = &reinstall
 		appsSeen := map[uuid.UUID]bool{}
@@ -371,19 +390,9 @@ func (m *Matcher) probabilistic(ctx context.Context, r *request) (MatchResult, b
 		OrgID: in.OrgID, AppIDs: r.apps, IPKey: key,
 		Since: r.now.Add(-ProbabilisticWindow), Until: r.now.Add(time.Millisecond), Limit: MaxCandidateClicks,
 	}
-	n, err := m.store.CountCandidateClicks(ctx, q)
+	clicks, busy, err := m.store.KeyClicks(ctx, q, r.now.Add(-CGNATWindow))
 	if err != nil {
 		return MatchResult{}, true, fmt.Errorf("attribution: candidates: %w", err)
-	}
-	busy := n >= MaxCandidateClicks
-	if busy {
-		q.Since = r.now.Add(-CGNATWindow)
-	}
-	var clicks []Click
-	if n > 0 {
-		if clicks, err = m.store.CandidateClicks(ctx, q); err != nil {
-			return MatchResult{}, true, fmt.Errorf("attribution: candidates: %w", err)
-		}
 	}
 	bg := NewBackground(SessionsOf(clicks, ClaimSessionWindow))
 	if busy {
@@ -679,6 +688,15 @@ func queryParams(u string) map[string]string {
 
 func sameApp(a, b *uuid.UUID) bool {
 	return a != nil && b != nil && *a == *b
+}
+
+// sameAppOrNone is sameApp, or both nil: an install without an app replays
+// for a request without one.
+func sameAppOrNone(a, b *uuid.UUID) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
 }
 
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }

@@ -48,12 +48,6 @@ type Link struct {
 	AndroidURL     *string
 }
 
-// PriorInstall is an earlier install of a device.
-type PriorInstall struct {
-	AppID       *uuid.UUID
-	InstalledAt time.Time
-}
-
 // CandidateQuery selects the clicks of some apps on one IP key in a time
 // range.
 type CandidateQuery struct {
@@ -84,10 +78,13 @@ type Store interface {
 	// q.IPKey with q.Since <= occurred_at < q.Until, newest first, at most
 	// q.Limit.
 	CandidateClicks(ctx context.Context, q CandidateQuery) ([]Click, error)
-	// CountCandidateClicks returns how many clicks CandidateClicks(q) would
-	// return, counting no further than q.Limit: the cheap first look that
-	// tells a busy IP key from a quiet one before its clicks are read.
-	CountCandidateClicks(ctx context.Context, q CandidateQuery) (int, error)
+	// KeyClicks returns the clicks CandidateClicks(q) returns, unless the
+	// key is busy: when it has at least q.Limit clicks in [q.Since,
+	// q.Until), only those at or after busySince are returned (newest
+	// first, at most q.Limit) and busy is true. It is the probabilistic
+	// stage's one read of a key; a store may count and read in one round
+	// trip.
+	KeyClicks(ctx context.Context, q CandidateQuery, busySince time.Time) (clicks []Click, busy bool, err error)
 	// MatchLink returns link id of the organization; errcode.ErrNotFound
 	// when there is none.
 	MatchLink(ctx context.Context, orgID, id uuid.UUID) (*Link, error)
@@ -96,9 +93,10 @@ type Store interface {
 	// when deviceID is nil, whose fingerprint is fingerprint; appID nil
 	// means installs without an app. errcode.ErrNotFound when there is none.
 	ReplayInstall(ctx context.Context, orgID uuid.UUID, appID *uuid.UUID, deviceID *uuid.UUID, fingerprint string, since time.Time) (*InstallRecord, error)
-	// DeviceInstalls returns the organization's installs of deviceID made
-	// before until, newest first.
-	DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID, until time.Time) ([]PriorInstall, error)
+	// DeviceInstalls returns every install of deviceID in the organization,
+	// newest first by (installed_at, id): the replay and the reinstall
+	// checks of a request with a device id read them at once.
+	DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID) ([]InstallRecord, error)
 	// Claim records a match in one transaction: it inserts the install,
 	// sets claimed_by_install on in.ClaimedClickIDs that are still
 	// unclaimed, and inserts the attempt. When in.ClickID is already

@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/attribution"
 )
@@ -136,35 +138,44 @@ func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuer
 	if len(q.AppIDs) == 0 {
 		return nil, nil
 	}
-	var rows []matchClickRow
-	err := s.db.NewSelect().TableExpr("clicks AS c").
-		ColumnExpr("c.id, c.link_id, c.app_id, c.occurred_at, c.platform, c.os_version, c.device_model").
-		ColumnExpr("c.user_agent, c.accept_language, c.ip_key, c.claimed_by_install, c.org_id").
+	rows, err := s.db.NewSelect().TableExpr("clicks AS c").
+		ColumnExpr(keyClickColumns).ColumnExpr("c.org_id").
 		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", bun.List(q.AppIDs), bun.List(clickPlatforms), q.IPKey).
 		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
-		OrderExpr("c.occurred_at DESC, c.id DESC").Limit(int64(q.Limit)).Scan(ctx, &rows)
+		OrderExpr("c.occurred_at DESC, c.id DESC").Limit(int64(q.Limit)).Rows(ctx)
 	if err != nil {
 		return nil, s.err("candidate clicks", err)
 	}
+	defer rows.Close()
 	// The organization is checked here rather than in the query: with it
 	// there, SQLite's planner prefers the (org_id, occurred_at) index and
 	// reads the organization's whole day.
-	own := rows[:0]
-	for i := range rows {
-		if rows[i].OrgID == q.OrgID {
-			own = append(own, rows[i])
+	var (
+		out   []attribution.Click
+		sc    keyClickScan
+		orgID uuid.UUID
+	)
+	dest := append(sc.dest(), &orgID)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, s.err("candidate clicks", err)
+		}
+		if orgID == q.OrgID {
+			out = append(out, sc.click())
 		}
 	}
-	rows = own
-	if len(rows) == 0 {
+	if err := rows.Err(); err != nil {
+		return nil, s.err("candidate clicks", err)
+	}
+	if len(out) == 0 {
 		return nil, nil
 	}
 	var linkIDs []uuid.UUID
 	seen := map[uuid.UUID]bool{}
-	for i := range rows {
-		if !seen[rows[i].LinkID] {
-			seen[rows[i].LinkID] = true
-			linkIDs = append(linkIDs, rows[i].LinkID)
+	for i := range out {
+		if !seen[out[i].LinkID] {
+			seen[out[i].LinkID] = true
+			linkIDs = append(linkIDs, out[i].LinkID)
 		}
 	}
 	var windows []struct {
@@ -179,24 +190,45 @@ func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuer
 	for _, w := range windows {
 		byLink[w.ID] = w.MatchWindowHours
 	}
-	out := make([]attribution.Click, len(rows))
-	for i := range rows {
-		rows[i].MatchWindowHours = byLink[rows[i].LinkID]
-		out[i] = rows[i].click()
+	for i := range out {
+		out[i].MatchWindowHours = byLink[out[i].LinkID]
 	}
 	return out, nil
 }
 
-// CountCandidateClicks implements attribution.Store.
+// KeyClicks implements attribution.Store.
 //
-// It reads the (app_id, platform, ip_key, occurred_at) index alone and stops
-// at q.Limit entries. The organization is not in the query, for the reason
-// CandidateClicks gives; q.AppIDs are the organization's own apps, and an
-// app belongs to one organization, so only its clicks are counted.
-func (s *Store) CountCandidateClicks(ctx context.Context, q attribution.CandidateQuery) (int, error) {
+// On SQLite the key's clicks are counted first, through the (app_id,
+// platform, ip_key, occurred_at) index alone and no further than q.Limit,
+// then read by CandidateClicks, not at all when there is none. On
+// PostgreSQL one statement counts, reads and joins the links' windows: the
+// planner keeps to that index with the organization and the join in the
+// query, and a round trip costs more than SQLite's call.
+func (s *Store) KeyClicks(ctx context.Context, q attribution.CandidateQuery, busySince time.Time) ([]attribution.Click, bool, error) {
 	if len(q.AppIDs) == 0 || q.Limit <= 0 {
-		return 0, nil
+		return nil, false, nil
 	}
+	if s.db.Dialect().Name() == dialect.PG {
+		return s.keyClicksPG(ctx, q, busySince)
+	}
+	n, err := s.countKeyClicks(ctx, q)
+	if err != nil || n == 0 {
+		return nil, false, err
+	}
+	busy := n >= q.Limit
+	if busy {
+		q.Since = busySince
+	}
+	clicks, err := s.CandidateClicks(ctx, q)
+	return clicks, busy, err
+}
+
+// countKeyClicks counts the clicks of q.AppIDs on q.IPKey in [q.Since,
+// q.Until), no further than q.Limit. The organization is not in the query,
+// for the reason CandidateClicks gives; q.AppIDs are the organization's own
+// apps, and an app belongs to one organization, so only its clicks are
+// counted.
+func (s *Store) countKeyClicks(ctx context.Context, q attribution.CandidateQuery) (int, error) {
 	sub := s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr("1").
 		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", bun.List(q.AppIDs), bun.List(clickPlatforms), q.IPKey).
 		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
@@ -206,6 +238,104 @@ func (s *Store) CountCandidateClicks(ctx context.Context, q attribution.Candidat
 		return 0, s.err("count candidate clicks", err)
 	}
 	return n, nil
+}
+
+// keyClicksPGQuery is KeyClicks on PostgreSQL. The count (an index-only
+// scan once the visibility map is set) is always one row; the key's clicks
+// are joined to it laterally, so that a key without clicks in its window
+// still answers whether it is busy. Its arguments are the apps, platforms,
+// key, since, until and limit of the count, then the limit, busy since,
+// since, organization, apps, platforms, key, until and limit of the read.
+const keyClicksPGQuery = `WITH n AS (
+	SELECT count(*) AS n FROM (
+		SELECT 1 FROM clicks
+		WHERE app_id IN (?) AND platform IN (?) AND ip_key = ? AND occurred_at >= ? AND occurred_at < ?
+		LIMIT ?
+	) AS t
+)
+SELECT n.n, k.id, k.link_id, k.app_id, k.occurred_at, k.platform, k.os_version, k.device_model,
+	k.user_agent, k.accept_language, k.ip_key, k.claimed, k.match_window_hours
+FROM n LEFT JOIN LATERAL (
+	SELECT ` + keyClickColumns + ` AS claimed, l.match_window_hours
+	FROM clicks AS c JOIN links AS l ON l.id = c.link_id
+	WHERE n.n > 0
+		AND c.occurred_at >= CASE WHEN n.n >= ? THEN ?::timestamptz ELSE ?::timestamptz END
+		AND c.org_id = ? AND c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ? AND c.occurred_at < ?
+	ORDER BY c.occurred_at DESC, c.id DESC
+	LIMIT ?
+) AS k ON true
+ORDER BY k.occurred_at DESC, k.id DESC`
+
+func (s *Store) keyClicksPG(ctx context.Context, q attribution.CandidateQuery, busySince time.Time) ([]attribution.Click, bool, error) {
+	apps, platforms := bun.List(q.AppIDs), bun.List(clickPlatforms)
+	since, until := q.Since.UTC(), q.Until.UTC()
+	rows, err := s.db.QueryContext(ctx, keyClicksPGQuery,
+		apps, platforms, q.IPKey, since, until, q.Limit,
+		q.Limit, busySince.UTC(), since, q.OrgID, apps, platforms, q.IPKey, until, q.Limit)
+	if err != nil {
+		return nil, false, s.err("key clicks", err)
+	}
+	defer rows.Close()
+	var (
+		out         []attribution.Click
+		n           int
+		sc          keyClickScan
+		windowHours sql.NullInt64
+	)
+	dest := append([]any{&n}, sc.dest()...)
+	dest = append(dest, &windowHours)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, false, s.err("key clicks", err)
+		}
+		if !sc.id.Valid {
+			continue // the count's row, without a click
+		}
+		c := sc.click()
+		if windowHours.Valid {
+			h := int(windowHours.Int64)
+			c.MatchWindowHours = &h
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, s.err("key clicks", err)
+	}
+	return out, n >= q.Limit, nil
+}
+
+// keyClickColumns are the columns of a click that keyClickScan scans, of
+// clicks AS c.
+const keyClickColumns = "c.id, c.link_id, c.app_id, c.occurred_at, c.platform, c.os_version, c.device_model, " +
+	"c.user_agent, c.accept_language, c.ip_key, c.claimed_by_install IS NOT NULL"
+
+// keyClickScan scans keyClickColumns without bun's reflection: a busy key
+// has hundreds of clicks, and scanning them was a good part of a match's
+// CPU. Every column may be NULL, for the lateral join of keyClicksPGQuery.
+type keyClickScan struct {
+	id, linkID, appID                           uuid.NullUUID
+	at                                          sql.NullTime
+	platform, osVersion, model, agent, language sql.NullString
+	ipKey                                       sql.NullString
+	claimed                                     sql.NullBool
+}
+
+func (k *keyClickScan) dest() []any {
+	return []any{&k.id, &k.linkID, &k.appID, &k.at, &k.platform, &k.osVersion, &k.model, &k.agent, &k.language, &k.ipKey, &k.claimed}
+}
+
+// click returns the scanned click, without its link's window.
+func (k *keyClickScan) click() attribution.Click {
+	c := attribution.Click{
+		ID: k.id.UUID, LinkID: k.linkID.UUID, OccurredAt: k.at.Time.UTC(), Platform: k.platform.String,
+		OSVersion: k.osVersion.String, DeviceModel: k.model.String, UserAgent: k.agent.String,
+		AcceptLanguage: k.language.String, IPKey: k.ipKey.String, Claimed: k.claimed.Bool,
+	}
+	if k.appID.Valid {
+		app := k.appID.UUID
+		c.AppID = &app
+	}
+	return c
 }
 
 // MatchLink implements attribution.Store.
@@ -269,22 +399,22 @@ func newerInstall(a, b *installRow) bool {
 }
 
 // DeviceInstalls implements attribution.Store.
-func (s *Store) DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID, until time.Time) ([]attribution.PriorInstall, error) {
-	var rows []struct {
-		AppID       *uuid.UUID `bun:"app_id"`
-		InstalledAt time.Time  `bun:"installed_at"`
-	}
+func (s *Store) DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID) ([]attribution.InstallRecord, error) {
+	var rows []installRow
 	// Sorted here, not by the query: see ReplayInstall.
-	err := s.db.NewSelect().Model((*installRow)(nil)).Column("app_id", "installed_at").
-		Where("i.org_id = ? AND i.device_id = ? AND i.installed_at < ?", orgID, deviceID, until.UTC()).
-		Scan(ctx, &rows)
+	err := s.db.NewSelect().Model((*installRow)(nil)).
+		Where("i.org_id = ? AND i.device_id = ?", orgID, deviceID).Scan(ctx, &rows)
 	if err != nil {
 		return nil, s.err("device installs", err)
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return rows[i].InstalledAt.After(rows[j].InstalledAt) })
-	out := make([]attribution.PriorInstall, len(rows))
-	for i, r := range rows {
-		out[i] = attribution.PriorInstall{AppID: r.AppID, InstalledAt: r.InstalledAt.UTC()}
+	sort.Slice(rows, func(i, j int) bool { return newerInstall(&rows[i], &rows[j]) })
+	out := make([]attribution.InstallRecord, len(rows))
+	for i := range rows {
+		rec, err := rows[i].record()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = *rec
 	}
 	return out, nil
 }
@@ -303,6 +433,9 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		return err
 	}
 	att := fromAttempt(&a)
+	if s.db.Dialect().Name() == dialect.PG {
+		return s.claimPG(ctx, &in, &row, &att)
+	}
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
 			if uniqueViolation(err) {
@@ -329,6 +462,42 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		}
 		_, err := tx.NewInsert().Model(&att).Exec(ctx)
 		return err
+	})
+	if errors.Is(err, attribution.ErrClaimed) {
+		return err
+	}
+	return s.err("claim", err)
+}
+
+// claimPG is Claim on PostgreSQL: one statement inserts the install and the
+// attempt and updates the clicks, where SQLite takes a statement each. The
+// unique index on installs.click_id and the clicks' row locks decide a
+// race as they do there; the statement returns the clicks it updated, and
+// when the install's own click is not among them the transaction is rolled
+// back.
+func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, row *installRow, att *attemptRow) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		ids := in.ClaimedClickIDs
+		if len(ids) == 0 {
+			ids = []uuid.UUID{uuid.Nil} // IN () is not valid SQL; no click has the nil id
+		}
+		var updated []uuid.UUID
+		err := tx.NewSelect().
+			With("i", tx.NewInsert().Model(row)).
+			With("a", tx.NewInsert().Model(att)).
+			With("u", tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).
+				Where("id IN (?) AND org_id = ? AND claimed_by_install IS NULL", bun.List(ids), in.OrgID).Returning("id")).
+			Table("u").Column("id").Scan(ctx, &updated)
+		if err != nil {
+			if uniqueViolation(err) {
+				return attribution.ErrClaimed
+			}
+			return err
+		}
+		if in.ClickID != nil && !slices.Contains(updated, *in.ClickID) && slices.Contains(in.ClaimedClickIDs, *in.ClickID) {
+			return attribution.ErrClaimed
+		}
+		return nil
 	})
 	if errors.Is(err, attribution.ErrClaimed) {
 		return err

@@ -122,6 +122,43 @@ func TestClaimHoldsAClickForOneInstall(t *testing.T) {
 	})
 }
 
+// TestDeviceInstallsNewestFirst checks that DeviceInstalls returns every
+// install of the device in the organization, of every app, newest first
+// with its payload, and none of another device or organization.
+func TestDeviceInstallsNewestFirst(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		c := newClock()
+		w := newAttrWorld(t, s, c, "acme")
+		other := newAttrWorld(t, s, c, "globex")
+		device := uuid.Must(uuid.NewV7())
+		at := c.next()
+		older, att := installFor(w, w.linkA, w.clickA, at)
+		older.DeviceID = &device
+		require.NoError(t, s.Claim(ctx, older, att))
+		newer, att := installFor(w, w.linkB, w.clickB, at.Add(time.Hour))
+		newer.DeviceID = &device
+		require.NoError(t, s.Claim(ctx, newer, att))
+		stranger, att := installFor(w, w.linkA, insertRawClick(t, s, w.linkA, c.next()), at.Add(2*time.Hour))
+		require.NoError(t, s.Claim(ctx, stranger, att))
+		elsewhere, att := installFor(other, other.linkA, other.clickA, at.Add(3*time.Hour))
+		elsewhere.DeviceID = &device
+		require.NoError(t, s.Claim(ctx, elsewhere, att))
+
+		got, err := s.DeviceInstalls(ctx, w.orgID, device)
+		require.NoError(t, err)
+		require.Len(t, got, 2)
+		assert.Equal(t, newer.ID, got[0].ID, "newest first")
+		assert.Equal(t, older.ID, got[1].ID)
+		assert.Equal(t, older.Payload, got[1].Payload)
+		assert.Equal(t, &w.appA, got[1].AppID)
+		assert.True(t, at.Equal(got[1].InstalledAt))
+		none, err := s.DeviceInstalls(ctx, w.orgID, uuid.Must(uuid.NewV7()))
+		require.NoError(t, err)
+		assert.Empty(t, none)
+	})
+}
+
 func TestListInstallsNewestFirstWithFilters(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()

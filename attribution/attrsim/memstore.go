@@ -138,10 +138,15 @@ func (s *MemStore) CandidateClicks(_ context.Context, q attribution.CandidateQue
 	return out, nil
 }
 
-// CountCandidateClicks implements attribution.Store.
-func (s *MemStore) CountCandidateClicks(ctx context.Context, q attribution.CandidateQuery) (int, error) {
+// KeyClicks implements attribution.Store.
+func (s *MemStore) KeyClicks(ctx context.Context, q attribution.CandidateQuery, busySince time.Time) ([]attribution.Click, bool, error) {
 	clicks, err := s.CandidateClicks(ctx, q)
-	return len(clicks), err
+	if err != nil || len(clicks) < q.Limit {
+		return clicks, false, err
+	}
+	q.Since = busySince
+	clicks, err = s.CandidateClicks(ctx, q)
+	return clicks, true, err
 }
 
 // MatchLink implements attribution.Store.
@@ -184,16 +189,16 @@ func sameApp(a, b *uuid.UUID) bool {
 }
 
 // DeviceInstalls implements attribution.Store.
-func (s *MemStore) DeviceInstalls(_ context.Context, orgID, deviceID uuid.UUID, until time.Time) ([]attribution.PriorInstall, error) {
+func (s *MemStore) DeviceInstalls(_ context.Context, orgID, deviceID uuid.UUID) ([]attribution.InstallRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []attribution.PriorInstall
+	if !s.own(orgID) {
+		return nil, nil
+	}
 	idx := s.byDevice[deviceID]
-	for i := len(idx) - 1; i >= 0 && s.own(orgID); i-- {
-		rec := s.installs[idx[i]]
-		if rec.InstalledAt.Before(until) {
-			out = append(out, attribution.PriorInstall{AppID: rec.AppID, InstalledAt: rec.InstalledAt})
-		}
+	out := make([]attribution.InstallRecord, 0, len(idx))
+	for i := len(idx) - 1; i >= 0; i-- {
+		out = append(out, s.installs[idx[i]])
 	}
 	return out, nil
 }
