@@ -104,6 +104,21 @@
 //     month began (org.PeriodStart), from which deleted links are gone.
 //   - Optional tells an absent PATCH field from null and from a value.
 //
+// Old addresses of moved links (OldAddress; SPEC.md, resolve rule 4 and
+// domain rule 8):
+//   - An old address lives as long as its link (the store deletes it with
+//     the link, freeing the address) and counts as taken for new links
+//     (LinkStore.CreateLink refuses it: SLUG_TAKEN).
+//   - LinkService.RecordOldAddress records one, for moves made outside
+//     MoveChoiceStore.MoveLink; Get lists a link's old addresses, oldest
+//     first, as redirected_from.
+//   - Resolver.Resolve follows an old address to the link and answers as
+//     for the link's own address; Resolver.ResolveAddress tells the
+//     link-domain handler that the address moved (it answers 301), whatever
+//     the link's state. The cache keeps an old address as the key and id of
+//     its link, never a copy of it, so writes that invalidate the link reach
+//     its old addresses at once.
+//
 // Link move choice (move_choice.go; SPEC.md, link move choice):
 //   - A link uses its app's previous subdomain when it has an app whose
 //     previous_link_domain, normalized, is the link's domain; for any other
