@@ -214,7 +214,10 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 	return inserted, nil
 }
 
-// insertedRows reports which of rows have their id in ids.
+// insertedRows reports which of rows the ids returned by an insert stand
+// for. A batch may hold one id twice (an SDK tap retried: the tap id is the
+// click id), and only one of those rows can have been inserted, so each
+// returned id marks the first row with it.
 func insertedRows(rows []clickRow, ids []uuid.UUID) []bool {
 	in := make(map[uuid.UUID]bool, len(ids))
 	for _, id := range ids {
@@ -222,7 +225,10 @@ func insertedRows(rows []clickRow, ids []uuid.UUID) []bool {
 	}
 	done := make([]bool, len(rows))
 	for i := range rows {
-		done[i] = in[rows[i].ID]
+		if in[rows[i].ID] {
+			done[i] = true
+			delete(in, rows[i].ID)
+		}
 	}
 	return done
 }

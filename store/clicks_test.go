@@ -164,6 +164,19 @@ func TestInsertClicksOneClickPerTap(t *testing.T) {
 		n, err = s.InsertClicks(ctx, []analytics.Click{tapped(ol)})
 		require.NoError(t, err)
 		assert.Equal(t, 1, n, "a tap id is unique per organization")
+
+		// The resolve uses the tap id as the click id too: a retry in the
+		// same batch repeats the id, and is still one click.
+		again := uuid.New()
+		same := func() analytics.Click {
+			cl := newClick(l, c.next())
+			cl.ID, cl.Source, cl.TapID = again, analytics.SourceAppOpen, &again
+			return cl
+		}
+		n, err = s.InsertClicks(ctx, []analytics.Click{same(), same(), newClick(l, c.next())})
+		require.NoError(t, err)
+		assert.Equal(t, 2, n, "the repeated id is one click")
+		assert.Equal(t, int64(4), clickCount(t, s, acme, c.now), "and is counted once")
 	})
 }
 
