@@ -339,3 +339,26 @@ func TestMembersChooseOnlyForTheirOwnLinks(t *testing.T) {
 		assert.Equal(t, m.curr, got.Domain)
 	})
 }
+
+func TestCreateRefusesASlugHeldForALinkWaitingToMove(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		m := newMoveSetup(t, s)
+		key := m.org.key.raw
+		summer := m.link(t, key, "summer")
+		m.rename(t)
+
+		for _, domain := range []string{"", fmt.Sprintf(`,"domain":%q`, m.curr)} { // the app's default, named
+			resp := m.post(t, key, "/v1/links",
+				fmt.Sprintf(`{"destination_url":"https://example.com","slug":"summer","app_id":%q%s}`, m.app.ID, domain))
+			assertError(t, resp, 409, errcode.SlugTaken)
+			assert.Equal(t, map[string]any{"slug": "summer", "domain": m.curr,
+				"held_by": map[string]any{"domain": m.prev, "slug": "summer"}}, details(t, resp))
+		}
+
+		require.Equal(t, http.StatusOK, m.putChoice(t, key, summer.ID, `{"choice":"keep"}`, false).status)
+		l := m.link(t, key, "summer")
+		assert.Equal(t, m.curr, l.Domain, "a link that chose keep holds no slug")
+		m.assertServes(t, m.curr, "summer", "summer")
+		m.assertServes(t, m.prev, "summer", "summer")
+	})
+}

@@ -137,13 +137,21 @@
 //     saved. The slug is taken when a link or an old address is there, and
 //     held (SLUG_TAKEN with details.held_by) when another link of the
 //     previous subdomain, which has not chosen keep, has it as its slug.
+//   - POST /links holds the same slugs (domain rule 8): a link created on
+//     an app's subdomain while the app has a previous one may not take the
+//     slug of a link of the previous subdomain that has not chosen keep
+//     (SLUG_TAKEN with details.held_by: the previous subdomain and the
+//     slug); a link or an old address at the address wins over a held slug.
+//     The store decides both in one transaction, with one query for the
+//     links that wait (MoveChoiceStore.CreateLinkOnMoveTarget and MoveLink).
 //   - DELETE clears any saved choice and moves the link with its slug when
 //     the slug is free on the app's subdomain and not reserved there;
 //     otherwise the link stays, with no choice.
 //   - Every move tells LinkServiceOptions.Cache of both addresses.
 //   - The store of moves is the LinkStore itself when it implements
-//     MoveChoiceStore (store.Store does); otherwise both endpoints fail
-//     with an internal error.
+//     MoveChoiceStore (store.Store does); otherwise both endpoints, and a
+//     create on the subdomain of an app with a previous one, fail with an
+//     internal error.
 //
 // Custom domains (domain_name.go is a rule file; domain.go, domains.go and
 // cname.go are not):

@@ -176,10 +176,15 @@ type CreateLinkInput struct {
 //  6. on insert, the plan's monthly link limit (403 LINK_LIMIT_EXCEEDED) and
 //     the slug's uniqueness on the domain, where an old address of a moved
 //     link counts as taken (409 SLUG_TAKEN with details.slug and
-//     details.domain). A generated slug that collides is generated again.
+//     details.domain), and so, on an app's subdomain while the app has a
+//     previous one, does the slug of a link there waiting to move (not
+//     chosen keep; SLUG_TAKEN with details.held_by too, the waiting link's
+//     domain and slug). A generated slug that collides is generated again.
 //
 // The link is active, records p's creator, and stores its password as an
-// argon2id hash.
+// argon2id hash. A link that may hold a slug needs a LinkStore that is a
+// MoveChoiceStore, as the move-choice endpoints do; with any other, such a
+// create fails with an internal error.
 func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLinkInput) (*Link, error) {
 	if _, err := p.Authorize(auth.ScopeLinksWrite, auth.ActLinksCreate); err != nil {
 		return nil, err
@@ -281,13 +286,28 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 		return nil, err
 	}
 
+	// On the app's subdomain while it has a previous one, the slugs of the
+	// links waiting there to move are held (domain rule 8).
+	create, previous := s.links.CreateLink, ""
+	if app != nil {
+		if t, ok := moveTargetOf(app); ok && t.current == l.Domain {
+			ms, err := s.moveStore()
+			if err != nil {
+				return nil, err
+			}
+			previous = t.previous
+			create = func(ctx context.Context, l *Link, quota LinkQuota) error {
+				return ms.CreateLinkOnMoveTarget(ctx, l, quota, previous)
+			}
+		}
+	}
 	if in.Slug != nil {
 		l.Slug = *in.Slug
-		err = s.links.CreateLink(ctx, l, quota)
+		err = create(ctx, l, quota)
 	} else {
 		_, err = GenerateUniqueSlug(s.random, func(slug string) (bool, error) {
 			l.Slug = slug
-			err := s.links.CreateLink(ctx, l, quota)
+			err := create(ctx, l, quota)
 			if errors.Is(err, errcode.ErrConflict) {
 				return true, nil
 			}
@@ -301,6 +321,8 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 	case errors.Is(err, ErrLinkLimit):
 		return nil, errcode.Newf(errcode.LinkLimitExceeded,
 			"the %s plan allows %d new links per billing month, and this month's are used", o.Plan, quota.Max)
+	case errors.Is(err, ErrSlugHeld):
+		return nil, SlugHeldError(l.Slug, l.Domain, HeldBy{Domain: previous, Slug: l.Slug})
 	case errors.Is(err, errcode.ErrConflict):
 		return nil, SlugTakenError(l.Slug, l.Domain)
 	}

@@ -85,6 +85,10 @@ var (
 	// ErrLinkMoved: the link is no longer at the address the move or the
 	// choice was made for.
 	ErrLinkMoved = fmt.Errorf("%w: the link is no longer at that address", errcode.ErrConflict)
+	// ErrSlugHeld: the slug a new link asks for on its app's current
+	// subdomain is held for a link of the app's previous subdomain waiting
+	// to move there (MoveChoiceStore.CreateLinkOnMoveTarget).
+	ErrSlugHeld = fmt.Errorf("%w: the address is held for a link waiting to move there", errcode.ErrConflict)
 )
 
 // MoveChoiceStore is the storage of link move choices and moves. A
@@ -110,6 +114,15 @@ type MoveChoiceStore interface {
 	// or an old address is at the new address, ErrMoveTargetHeld as
 	// LinkMove.Previous says; nothing changes then.
 	MoveLink(ctx context.Context, m *LinkMove) error
+	// CreateLinkOnMoveTarget is LinkStore.CreateLink for a link on its
+	// app's current subdomain while the app has a previous subdomain,
+	// previous: in the same transaction it also refuses l, with an error
+	// wrapping ErrSlugHeld, when a link waiting to move (on previous, with
+	// no keep choice saved there) has l.Slug as its slug, since that link
+	// would move to l.Domain with it. Those are the links MoveLink counts
+	// as holding a slug (LinkMove.Previous). A link or an old address at
+	// l's address wins over a held slug (a plain errcode.ErrConflict).
+	CreateLinkOnMoveTarget(ctx context.Context, l *Link, quota LinkQuota, previous string) error
 }
 
 // MoveChoiceInput is the body of PUT /links/{id}/move-choice. JSON null is
@@ -164,14 +177,26 @@ func (s *LinkService) pending(ctx context.Context, l *Link) (moveTarget, error) 
 		return moveTarget{}, err
 	}
 	app.FillLinkDomains(s.def)
+	t, ok := moveTargetOf(app)
+	if !ok || t.previous != NormalizeDomain(l.Domain) {
+		return moveTarget{}, notPending
+	}
+	return t, nil
+}
+
+// moveTargetOf returns where the links of app (its link domains filled in)
+// on its previous subdomain would move, and false when the app has no
+// previous subdomain other than its current one: then no link of it waits
+// to move, and no slug is held on its subdomain.
+func moveTargetOf(app *App) (moveTarget, bool) {
 	t := moveTarget{current: NormalizeDomain(app.LinkDomain)}
 	if app.PreviousLinkDomain != nil {
 		t.previous = NormalizeDomain(*app.PreviousLinkDomain)
 	}
-	if t.previous == "" || t.previous != NormalizeDomain(l.Domain) || t.current == "" || t.current == t.previous {
-		return moveTarget{}, notPending
+	if t.previous == "" || t.current == "" || t.current == t.previous {
+		return moveTarget{}, false
 	}
-	return t, nil
+	return t, true
 }
 
 // SetMoveChoice saves the move choice of link id of p's organization

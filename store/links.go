@@ -161,6 +161,24 @@ func toLink(r *linkRow) (linking.Link, error) {
 // address that is an old address of a moved link is refused too, checked
 // under lockAddress so that a concurrent RecordOldAddress of it waits.
 func (s *Store) CreateLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota) error {
+	return s.createLink(ctx, l, quota, "")
+}
+
+// CreateLinkOnMoveTarget implements linking.MoveChoiceStore: CreateLink
+// that, after the old address and under the same lockAddress of l's
+// address, also refuses a link at it (errcode.ErrConflict, checked first so
+// that it wins) and a slug held for a link waiting on previous (slugHeld,
+// as MoveLink counts it; linking.ErrSlugHeld). A link of previous starts to
+// hold its slug again only when its keep choice is cleared, and the clear
+// (LinkService.ClearMoveChoice) first tries MoveLink to l's very address,
+// which takes the same lock: on PostgreSQL too this check and that move run
+// in turn, as every SQLite transaction does.
+func (s *Store) CreateLinkOnMoveTarget(ctx context.Context, l *linking.Link, quota linking.LinkQuota, previous string) error {
+	return s.createLink(ctx, l, quota, previous)
+}
+
+// createLink is CreateLink, and CreateLinkOnMoveTarget when previous is not empty.
+func (s *Store) createLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota, previous string) error {
 	row, err := fromLink(l)
 	if err != nil {
 		return err
@@ -194,6 +212,23 @@ func (s *Store) CreateLink(ctx context.Context, l *linking.Link, quota linking.L
 		}
 		if moved {
 			return errOldAddressTaken
+		}
+		if previous != "" {
+			taken, err := tx.NewSelect().Model((*linkRow)(nil)).
+				Where("l.domain = ? AND l.slug = ?", l.Domain, l.Slug).Exists(ctx)
+			if err != nil {
+				return err
+			}
+			if taken {
+				return errAddressTaken
+			}
+			held, err := slugHeld(ctx, tx, previous, l.Slug, l.ID)
+			if err != nil {
+				return err
+			}
+			if held {
+				return linking.ErrSlugHeld
+			}
 		}
 		_, err = tx.NewInsert().Model(row).Exec(ctx)
 		return err

@@ -53,6 +53,20 @@ func linkAddress(ctx context.Context, db bun.IDB, orgID, id uuid.UUID) (domain, 
 	return row.Domain, row.Slug, err
 }
 
+// slugHeld reports whether slug is held on the current subdomain of the app
+// whose previous subdomain is previous: a link other than except is on
+// previous with that slug and waiting to move, that is with no keep choice
+// saved on previous (a keep made on another domain no longer counts). MoveLink
+// and CreateLinkOnMoveTarget both ask it, so that a move and a create count
+// the same links as waiting. The index links_domain_slug_key finds the link.
+func slugHeld(ctx context.Context, db bun.IDB, previous, slug string, except uuid.UUID) (bool, error) {
+	return db.NewSelect().Model((*linkRow)(nil)).
+		Where("l.domain = ? AND l.slug = ? AND l.id <> ?", previous, slug, except).
+		Where("NOT EXISTS (SELECT 1 FROM link_move_choices AS mc WHERE mc.link_id = l.id AND mc.domain = l.domain AND mc.choice = ?)",
+			linking.MoveChoiceKeep).
+		Exists(ctx)
+}
+
 // SaveMoveChoice implements linking.MoveChoiceStore.
 func (s *Store) SaveMoveChoice(ctx context.Context, c *linking.MoveChoice) error {
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -122,11 +136,7 @@ func (s *Store) MoveLink(ctx context.Context, m *linking.LinkMove) error {
 			return linking.ErrMoveTargetTaken
 		}
 		if m.Previous != "" {
-			held, err := tx.NewSelect().Model((*linkRow)(nil)).
-				Where("l.domain = ? AND l.slug = ? AND l.id <> ?", m.Previous, m.ToSlug, m.LinkID).
-				Where("NOT EXISTS (SELECT 1 FROM link_move_choices AS mc WHERE mc.link_id = l.id AND mc.domain = l.domain AND mc.choice = ?)",
-					linking.MoveChoiceKeep).
-				Exists(ctx)
+			held, err := slugHeld(ctx, tx, m.Previous, m.ToSlug, m.LinkID)
 			if err != nil {
 				return err
 			}

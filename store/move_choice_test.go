@@ -207,3 +207,91 @@ func TestConcurrentMovesToOneSlug(t *testing.T) {
 		assert.Equal(t, 1, orgRows(t, s, "link_old_addresses", acme.ID), "one old address, of the link that moved")
 	})
 }
+
+func TestCreateLinkOnMoveTarget(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
+		create := func(slug string, quota linking.LinkQuota) error {
+			return s.CreateLinkOnMoveTarget(ctx, newLink(c, acme.ID, currDomain, slug), quota, prevDomain)
+		}
+		waiting := createLink(t, s, newLink(c, acme.ID, prevDomain, "waiting"))
+		keeper := createLink(t, s, newLink(c, acme.ID, prevDomain, "kept"))
+		require.NoError(t, s.SaveMoveChoice(ctx, moveChoice(c, keeper, linking.MoveChoiceKeep, nil)))
+		createLink(t, s, newLink(c, acme.ID, prevDomain, "taken"))
+		createLink(t, s, newLink(c, other.ID, currDomain, "taken"))
+		createLink(t, s, newLink(c, acme.ID, prevDomain, "was-here"))
+		gone := createLink(t, s, newLink(c, acme.ID, "elsewhere.hop.example", "gone"))
+		recordOldAddress(t, s, oldAddress(c, gone, currDomain, "was-here"))
+		createLink(t, s, newLink(c, acme.ID, prevDomain, "autumn"))
+		links := orgRows(t, s, "links", acme.ID)
+
+		err := create("waiting", linking.LinkQuota{})
+		assert.ErrorIs(t, err, linking.ErrSlugHeld, "a link waiting on the previous subdomain has the slug")
+		assert.ErrorIs(t, err, errcode.ErrConflict)
+		err = create("taken", linking.LinkQuota{})
+		assert.ErrorIs(t, err, errcode.ErrConflict, "a link at the address, whatever its organization")
+		assert.NotErrorIs(t, err, linking.ErrSlugHeld, "wins over the held slug")
+		err = create("was-here", linking.LinkQuota{})
+		assert.ErrorIs(t, err, errcode.ErrConflict, "an old address")
+		assert.NotErrorIs(t, err, linking.ErrSlugHeld, "wins over the held slug")
+		assert.Equal(t, links, orgRows(t, s, "links", acme.ID), "no refused create inserted a link")
+
+		require.NoError(t, create("kept", linking.LinkQuota{}), "a link that chose keep holds no slug")
+		require.NoError(t, create("summer", linking.LinkQuota{}), "no link has the slug on the previous subdomain")
+		require.NoError(t, s.CreateLink(ctx, newLink(c, acme.ID, currDomain, "autumn"), linking.LinkQuota{}),
+			"CreateLink counts no held slug")
+
+		// Once the waiting link moved with a new slug, its slug is free.
+		slug := "waited"
+		m := move(c, waiting, slug)
+		m.Choice = moveChoice(c, waiting, linking.MoveChoiceNewSlug, &slug)
+		require.NoError(t, s.MoveLink(ctx, m))
+		require.NoError(t, create("waiting", linking.LinkQuota{}))
+
+		assert.ErrorIs(t, create("winter", linking.LinkQuota{Max: orgRows(t, s, "links", acme.ID), Since: t0}),
+			linking.ErrLinkLimit, "the quota still counts")
+	})
+}
+
+// TestConcurrentCreateAndMoveOfAKeeperToOneSlug races a create on the
+// current subdomain with the move there, with its slug, of the link of the
+// previous subdomain that has that slug and chose keep (what DELETE
+// move-choice does): one of them takes the address, the other is refused,
+// and the create never sees a held slug.
+func TestConcurrentCreateAndMoveOfAKeeperToOneSlug(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		const rounds = 6
+		created := 0
+		for i := range rounds {
+			slug := fmt.Sprintf("race-%d", i)
+			keeper := createLink(t, s, newLink(c, acme.ID, prevDomain, slug))
+			require.NoError(t, s.SaveMoveChoice(ctx, moveChoice(c, keeper, linking.MoveChoiceKeep, nil)))
+			l, m := newLink(c, acme.ID, currDomain, slug), move(c, keeper, slug)
+			var createErr, moveErr error
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				createErr = s.CreateLinkOnMoveTarget(ctx, l, linking.LinkQuota{}, prevDomain)
+			}()
+			go func() {
+				defer wg.Done()
+				moveErr = s.MoveLink(ctx, m)
+			}()
+			wg.Wait()
+			if createErr == nil {
+				created++
+				assert.ErrorIs(t, moveErr, linking.ErrMoveTargetTaken, "round %d", i)
+			} else {
+				require.NoError(t, moveErr, "round %d: one of them wins", i)
+				assert.ErrorIs(t, createErr, errcode.ErrConflict, "round %d", i)
+				assert.NotErrorIs(t, createErr, linking.ErrSlugHeld, "round %d", i)
+			}
+		}
+		t.Logf("creates won %d of %d rounds", created, rounds)
+		assert.Equal(t, rounds+created, orgRows(t, s, "links", acme.ID))
+	})
+}
