@@ -82,13 +82,15 @@ func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []clickRow) 
 		for i := range args {
 			args[i].Ordinal = i + 1
 		}
+		var prev *clickRow
 		for i := range rows {
 			if i%clickCheckEvery == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			clickArgs(&args, &rows[i])
+			clickArgs(&args, &rows[i], prev)
+			prev = &rows[i]
 			res, err := exec.ExecContext(bg, args[:])
 			if err != nil {
 				return err
@@ -105,17 +107,62 @@ func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []clickRow) 
 }
 
 // clickArgs sets args to r's values in the order of clickInsertColumns.
-func clickArgs(args *[len(clickInsertColumns)]driver.NamedValue, r *clickRow) {
-	vals := [len(clickInsertColumns)]driver.Value{
-		r.ID.String(), r.OrgID.String(), r.LinkID.String(), nullUUIDText(r.AppID), r.Domain, r.Slug,
-		r.OccurredAt.UTC().Format(sqliteTimeFormat), r.Source, r.Platform,
-		r.OS, r.OSVersion, r.DeviceModel, r.Browser, r.InAppBrowser, r.IP, r.IPKey, r.UserAgent,
-		r.AcceptLanguage, r.Referer, r.UTMSource, r.UTMMedium, r.UTMCampaign, r.UTMTerm, r.UTMContent,
-		nullUUIDText(r.TapID),
+// prev is the row args hold, or nil: a value equal to prev's is left as it
+// is, so that the clicks of one link, one organization or one browser in a
+// batch do not convert and box the same value again for every row.
+func clickArgs(args *[len(clickInsertColumns)]driver.NamedValue, r, prev *clickRow) {
+	first := prev == nil
+	if first {
+		prev = r
 	}
-	for i := range vals {
-		args[i].Value = vals[i]
+	id := func(i int, v, was uuid.UUID) {
+		if first || v != was {
+			args[i].Value = v.String()
+		}
 	}
+	nullID := func(i int, v, was *uuid.UUID) {
+		if first || !sameUUID(v, was) {
+			args[i].Value = nullUUIDText(v)
+		}
+	}
+	text := func(i int, v, was string) {
+		if first || v != was {
+			args[i].Value = v
+		}
+	}
+	args[0].Value = r.ID.String()
+	id(1, r.OrgID, prev.OrgID)
+	id(2, r.LinkID, prev.LinkID)
+	nullID(3, r.AppID, prev.AppID)
+	text(4, r.Domain, prev.Domain)
+	text(5, r.Slug, prev.Slug)
+	args[6].Value = r.OccurredAt.UTC().Format(sqliteTimeFormat)
+	text(7, r.Source, prev.Source)
+	text(8, r.Platform, prev.Platform)
+	text(9, r.OS, prev.OS)
+	text(10, r.OSVersion, prev.OSVersion)
+	text(11, r.DeviceModel, prev.DeviceModel)
+	text(12, r.Browser, prev.Browser)
+	text(13, r.InAppBrowser, prev.InAppBrowser)
+	text(14, r.IP, prev.IP)
+	text(15, r.IPKey, prev.IPKey)
+	text(16, r.UserAgent, prev.UserAgent)
+	text(17, r.AcceptLanguage, prev.AcceptLanguage)
+	text(18, r.Referer, prev.Referer)
+	text(19, r.UTMSource, prev.UTMSource)
+	text(20, r.UTMMedium, prev.UTMMedium)
+	text(21, r.UTMCampaign, prev.UTMCampaign)
+	text(22, r.UTMTerm, prev.UTMTerm)
+	text(23, r.UTMContent, prev.UTMContent)
+	nullID(24, r.TapID, prev.TapID)
+}
+
+// sameUUID reports whether a and b are both nil or hold the same id.
+func sameUUID(a, b *uuid.UUID) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // nullUUIDText is id's text form, or NULL.

@@ -424,3 +424,49 @@ func TestClicksTapIndexIsPartial(t *testing.T) {
 		assert.Contains(t, strings.ToLower(def), "tap_id is not null")
 	})
 }
+
+// Consecutive rows of a batch that share some values and differ in others
+// (link, app, tap id, every text field) are each stored with their own
+// values: the SQLite insert reuses a bound value only while it is equal.
+func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		app := linkApp(t, s, c, o.ID)
+		withApp := newLink(c, o.ID, app.LinkDomain, "spring")
+		withApp.AppID = &app.ID
+		createLink(t, s, withApp)
+		plain := createLink(t, s, newLink(c, o.ID, "hop.example", "plain"))
+		tap := uuid.New()
+
+		a := newClick(withApp, c.next())
+		b := newClick(plain, c.next())
+		b.Source, b.Platform, b.OS, b.OSVersion, b.DeviceModel = analytics.SourceAppOpen, "android", "Android", "15", "Pixel 9"
+		b.Browser, b.InAppBrowser, b.IP, b.UserAgent, b.AcceptLanguage = "Chrome", "Instagram", "2001:db8::1", "Mozilla/5.0 (Linux; Android 15)", "de"
+		b.Referer, b.UTMSource, b.UTMMedium, b.UTMCampaign, b.UTMTerm, b.UTMContent = "", "", "cpc", "", "boots", ""
+		b.TapID = &tap
+		a2 := a
+		a2.ID, a2.OccurredAt = uuid.Must(uuid.NewV7()), c.next()
+		a3 := a2
+		a3.ID, a3.OccurredAt, a3.UserAgent = uuid.Must(uuid.NewV7()), c.next(), "Mozilla/5.0 (iPad)"
+		batch := []analytics.Click{a, b, a2, a3}
+		n, err := s.InsertClicks(ctx, batch)
+		require.NoError(t, err)
+		require.Equal(t, len(batch), n)
+
+		for _, want := range batch {
+			var got fullClickRow
+			require.NoError(t, s.DB().NewSelect().Table("clicks").Where("id = ?", want.ID).Scan(ctx, &got))
+			w := want
+			w.Normalize()
+			assert.Equal(t, fullClickRow{
+				ID: w.ID, OrgID: w.OrgID, LinkID: w.LinkID, AppID: w.AppID, Domain: w.Domain, Slug: w.Slug,
+				OccurredAt: w.OccurredAt.UTC(), Source: string(w.Source), Platform: w.Platform, OS: w.OS,
+				OSVersion: w.OSVersion, DeviceModel: w.DeviceModel, Browser: w.Browser, InAppBrowser: w.InAppBrowser,
+				IP: w.IP, IPKey: w.IPKey, UserAgent: w.UserAgent, AcceptLanguage: w.AcceptLanguage, Referer: w.Referer,
+				UTMSource: w.UTMSource, UTMMedium: w.UTMMedium, UTMCampaign: w.UTMCampaign, UTMTerm: w.UTMTerm,
+				UTMContent: w.UTMContent, TapID: w.TapID,
+			}, func() fullClickRow { got.OccurredAt = got.OccurredAt.UTC(); return got }(), "click %s", want.ID)
+		}
+	})
+}
