@@ -506,9 +506,27 @@ func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, row 
 }
 
 // RecordAttempt implements attribution.Store.
+//
+// On PostgreSQL the attempt's transaction commits asynchronously
+// (synchronous_commit off for it alone): the match does not wait for the
+// WAL to reach the disk, and a crash of the database server may lose the
+// attempts of its last moments (never an install, whose claim commits
+// synchronously; never the database's consistency). An attempt is a record
+// of how a request was decided, not data a client depends on; SQLite under
+// WAL with synchronous=NORMAL makes the same trade for every write.
 func (s *Store) RecordAttempt(ctx context.Context, a attribution.Attempt) error {
 	row := fromAttempt(&a)
-	_, err := s.db.NewInsert().Model(&row).Exec(ctx)
+	if s.Dialect() != "pg" {
+		_, err := s.db.NewInsert().Model(&row).Exec(ctx)
+		return s.err("record attempt", err)
+	}
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return err
+		}
+		_, err := tx.NewInsert().Model(&row).Exec(ctx)
+		return err
+	})
 	return s.err("record attempt", err)
 }
 
