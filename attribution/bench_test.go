@@ -15,43 +15,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
-	"github.com/uptrace/bun"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
-
-// benchClickRow is a clicks row for the benchmark's bulk load.
-type benchClickRow struct {
-	bun.BaseModel `bun:"table:clicks"`
-
-	ID             uuid.UUID  `bun:"id"`
-	OrgID          uuid.UUID  `bun:"org_id"`
-	LinkID         uuid.UUID  `bun:"link_id"`
-	AppID          *uuid.UUID `bun:"app_id"`
-	Domain         string     `bun:"domain"`
-	Slug           string     `bun:"slug"`
-	OccurredAt     time.Time  `bun:"occurred_at"`
-	Source         string     `bun:"source"`
-	Platform       string     `bun:"platform"`
-	OS             string     `bun:"os"`
-	OSVersion      string     `bun:"os_version"`
-	DeviceModel    string     `bun:"device_model"`
-	Browser        string     `bun:"browser"`
-	InAppBrowser   string     `bun:"in_app_browser"`
-	IP             string     `bun:"ip"`
-	IPKey          string     `bun:"ip_key"`
-	UserAgent      string     `bun:"user_agent"`
-	AcceptLanguage string     `bun:"accept_language"`
-	Referer        string     `bun:"referer"`
-	UTMSource      string     `bun:"utm_source"`
-	UTMMedium      string     `bun:"utm_medium"`
-	UTMCampaign    string     `bun:"utm_campaign"`
-	UTMTerm        string     `bun:"utm_term"`
-	UTMContent     string     `bun:"utm_content"`
-}
 
 // benchWorld is a store holding benchClicks() clicks of the last day.
 type benchWorld struct {
@@ -106,13 +76,14 @@ func loadBenchWorld(b *testing.B, name string, s *store.Store) *benchWorld {
 	now := f.clock.Now()
 	ctx := context.Background()
 	const batch = 800
-	rows := make([]benchClickRow, 0, batch)
+	rows := make([]analytics.Click, 0, batch)
 	flush := func() {
 		if len(rows) == 0 {
 			return
 		}
-		_, err := s.DB().NewInsert().Model(&rows).Exec(ctx)
+		stored, err := s.InsertClicks(ctx, rows)
 		require.NoError(b, err)
+		require.Equal(b, len(rows), stored)
 		rows = rows[:0]
 	}
 	for i := range n {
@@ -123,9 +94,9 @@ func loadBenchWorld(b *testing.B, name string, s *store.Store) *benchWorld {
 		l := links[r.Intn(len(links))]
 		ua := benchAgent[r.Intn(len(benchAgent))]
 		d := linking.ClassifyDevice(ua)
-		rows = append(rows, benchClickRow{
+		rows = append(rows, analytics.Click{
 			ID: uuid.Must(uuid.NewV7()), OrgID: f.org.ID, LinkID: l.ID, AppID: l.AppID, Domain: l.Domain, Slug: l.Slug,
-			OccurredAt: now.Add(-time.Duration(r.Int63n(int64(24 * time.Hour)))), Source: "redirect",
+			OccurredAt: now.Add(-time.Duration(r.Int63n(int64(24 * time.Hour)))), Source: analytics.SourceRedirect,
 			Platform: string(d.Platform), OS: d.OS, OSVersion: d.OSVersion, DeviceModel: d.Model, Browser: d.Browser,
 			IP: ip, IPKey: ip, UserAgent: ua, AcceptLanguage: "en-US,en;q=0.9",
 		})
