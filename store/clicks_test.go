@@ -81,15 +81,23 @@ func TestClicksMigrationUpDownUp(t *testing.T) {
 	})
 }
 
+// appAndPlainLinks creates two links of organization orgID: "spring" on
+// the subdomain of a new app, with that app, and "plain" on hop.example
+// without one.
+func appAndPlainLinks(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID) (withApp, plain *linking.Link) {
+	t.Helper()
+	app := linkApp(t, s, c, orgID)
+	withApp = newLink(c, orgID, app.LinkDomain, "spring")
+	withApp.AppID = &app.ID
+	createLink(t, s, withApp)
+	return withApp, createLink(t, s, newLink(c, orgID, "hop.example", "plain"))
+}
+
 func TestInsertClicksBatch(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
-		app := linkApp(t, s, c, o.ID)
-		withApp := newLink(c, o.ID, app.LinkDomain, "spring")
-		withApp.AppID = &app.ID
-		createLink(t, s, withApp)
-		plain := createLink(t, s, newLink(c, o.ID, "hop.example", "plain"))
+		withApp, plain := appAndPlainLinks(t, s, c, o.ID)
 
 		var batch []analytics.Click
 		for i := range 300 {
@@ -115,7 +123,7 @@ func TestInsertClicksBatch(t *testing.T) {
 		first := rows[0]
 		assert.Equal(t, batch[0].ID, first.ID)
 		assert.Equal(t, withApp.ID, first.LinkID)
-		assert.Equal(t, &app.ID, first.AppID)
+		assert.Equal(t, withApp.AppID, first.AppID)
 		assert.Equal(t, batch[0].OccurredAt, first.OccurredAt.UTC())
 		assert.Equal(t, "redirect", first.Source)
 		assert.Equal(t, "203.0.113.7", first.IP)
@@ -432,11 +440,7 @@ func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
-		app := linkApp(t, s, c, o.ID)
-		withApp := newLink(c, o.ID, app.LinkDomain, "spring")
-		withApp.AppID = &app.ID
-		createLink(t, s, withApp)
-		plain := createLink(t, s, newLink(c, o.ID, "hop.example", "plain"))
+		withApp, plain := appAndPlainLinks(t, s, c, o.ID)
 		tap := uuid.New()
 
 		a := newClick(withApp, c.next())
