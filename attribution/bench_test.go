@@ -51,7 +51,7 @@ func benchClicks() int {
 // benchClicks() clicks over the last 24 hours: 80% from 250,000 home
 // addresses (a few clicks each), 20% from 200 carrier NAT addresses (about
 // a thousand each).
-func loadBenchWorld(b *testing.B, name string, s *store.Store) *benchWorld {
+func loadBenchWorld(b testing.TB, name string, s *store.Store) *benchWorld {
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	if w := benchOnce[name]; w != nil {

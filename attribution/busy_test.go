@@ -75,11 +75,12 @@ func TestBusyKeyReadsItsCGNATWindowOnly(t *testing.T) {
 	})
 }
 
-// TestKeyClicks checks the store's read of a key: the clicks of the given
-// apps on the key in [Since, Until), newest first with their links'
-// windows, not another organization's; when the key has Limit clicks or
-// more there, only those since busySince, and busy, even when there is
-// none.
+// TestKeyClicks checks the store's read of a key. A key with fewer than
+// Limit clicks of the apps in [Since, Until) gives them all, newest first
+// with their links' windows, not another organization's. A busy key gives
+// the request app's clicks since BusySince as candidates (with their
+// windows) and, as background, the newest Background clicks of every app
+// since BusySince; busy even when there is none.
 func TestKeyClicks(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
@@ -87,66 +88,139 @@ func TestKeyClicks(t *testing.T) {
 		short := f.newLink(f.org.ID, &f.app.ID, nil)
 		_, err := s.DB().NewUpdate().Table("links").Set("match_window_hours = ?", window).Where("id = ?", short.ID).Exec(t.Context())
 		require.NoError(t, err)
+		sister := f.newApp(f.org.ID, "com.acme.sister", "com.acme.sister")
+		sisterLink := f.newLink(f.org.ID, &sister.ID, nil)
 		other := f.newOrg("globex")
 		otherApp := f.newApp(other.ID, "com.acme.shop", "com.acme.shop")
 		otherLink := f.newLink(other.ID, &otherApp.ID, nil)
 		newest := f.click(clickSpec{link: short, ago: 10 * time.Minute})
+		sisters := f.click(clickSpec{link: sisterLink, ago: 20 * time.Minute, ua: androidSamsung})
 		for range 2 {
 			f.click(clickSpec{ago: time.Hour})
 		}
-		f.click(clickSpec{ago: time.Hour, ua: androidSamsung})
+		samsung := f.click(clickSpec{ago: time.Hour, ua: androidSamsung})
 		oldest := f.click(clickSpec{ago: 3 * time.Hour})
 		f.click(clickSpec{ago: time.Hour, ip: "203.0.113.8"})
 		f.click(clickSpec{link: otherLink, ago: time.Hour})
+		f.click(clickSpec{link: otherLink, ago: 5 * time.Minute})
 		now := f.clock.Now()
-		q := attribution.CandidateQuery{OrgID: f.org.ID, AppIDs: []uuid.UUID{f.app.ID}, IPKey: "203.0.113.7",
-			Since: now.Add(-4 * time.Hour), Until: now, Limit: 10}
-		read := func(q attribution.CandidateQuery, busySince time.Time) ([]attribution.Click, bool) {
-			clicks, busy, err := s.KeyClicks(t.Context(), q, busySince)
-			require.NoError(t, err)
+		q := attribution.KeyQuery{
+			CandidateQuery: attribution.CandidateQuery{OrgID: f.org.ID, AppIDs: []uuid.UUID{f.app.ID, sister.ID}, IPKey: "203.0.113.7",
+				Since: now.Add(-4 * time.Hour), Until: now, Limit: 10},
+			AppID: f.app.ID, BusySince: now.Add(-90 * time.Minute), Background: 10,
+		}
+		newestFirst := func(clicks []attribution.Click) {
 			for i := 1; i < len(clicks); i++ {
 				assert.False(t, clicks[i].OccurredAt.After(clicks[i-1].OccurredAt), "newest first")
 			}
-			return clicks, busy
+		}
+		read := func(q attribution.KeyQuery) attribution.KeyRead {
+			r, err := s.KeyClicks(t.Context(), q)
+			require.NoError(t, err)
+			newestFirst(r.Clicks)
+			newestFirst(r.Background)
+			return r
+		}
+		ids := func(clicks []attribution.Click) []uuid.UUID {
+			var out []uuid.UUID
+			for _, c := range clicks {
+				out = append(out, c.ID)
+			}
+			return out
 		}
 
-		clicks, busy := read(q, now.Add(-30*time.Minute))
-		assert.False(t, busy)
-		require.Len(t, clicks, 5, "every platform of the key in the window, not another organization's app")
-		assert.Equal(t, newest.ID, clicks[0].ID)
-		require.NotNil(t, clicks[0].MatchWindowHours)
-		assert.Equal(t, window, *clicks[0].MatchWindowHours, "the link's window")
-		assert.Equal(t, oldest.ID, clicks[4].ID)
-		assert.Nil(t, clicks[4].MatchWindowHours)
-		assert.Equal(t, f.app.ID, *clicks[4].AppID)
-		assert.Equal(t, "203.0.113.7", clicks[4].IPKey)
-		assert.Equal(t, "17.5", clicks[4].OSVersion)
-		assert.False(t, clicks[4].Claimed)
+		r := read(q)
+		assert.False(t, r.Busy)
+		assert.Nil(t, r.Background, "no background of its own when the key is not busy")
+		require.Len(t, r.Clicks, 6, "every app and platform of the key in the window, not another organization's app")
+		assert.Equal(t, newest.ID, r.Clicks[0].ID)
+		assert.Equal(t, sisters.ID, r.Clicks[1].ID)
+		require.NotNil(t, r.Clicks[0].MatchWindowHours)
+		assert.Equal(t, window, *r.Clicks[0].MatchWindowHours, "the link's window")
+		c := r.Clicks[5]
+		assert.Equal(t, oldest.ID, c.ID)
+		assert.Nil(t, c.MatchWindowHours)
+		assert.Equal(t, f.app.ID, *c.AppID)
+		assert.Equal(t, "203.0.113.7", c.IPKey)
+		assert.Equal(t, "17.5", c.OSVersion)
+		assert.Equal(t, "ios", c.Platform)
+		assert.False(t, c.Claimed)
 
-		q.Limit = 5
-		clicks, busy = read(q, now.Add(-30*time.Minute))
-		assert.True(t, busy, "as many clicks as the limit")
-		require.Len(t, clicks, 1, "only those since busySince")
-		assert.Equal(t, newest.ID, clicks[0].ID)
-		clicks, busy = read(q, now.Add(-5*time.Minute))
-		assert.True(t, busy)
-		assert.Empty(t, clicks, "busy without a click since busySince")
+		q.Limit = 6
+		r = read(q)
+		assert.True(t, r.Busy, "as many clicks as the limit")
+		require.Len(t, r.Clicks, 4, "the app's clicks since BusySince, of every platform")
+		assert.Equal(t, newest.ID, r.Clicks[0].ID)
+		assert.Contains(t, ids(r.Clicks), samsung.ID)
+		assert.NotContains(t, ids(r.Clicks), sisters.ID, "another app's click is no candidate")
+		require.NotNil(t, r.Clicks[0].MatchWindowHours, "candidates carry their links' windows")
+		require.Len(t, r.Background, 5, "every app's clicks since BusySince")
+		assert.Equal(t, []uuid.UUID{newest.ID, sisters.ID}, ids(r.Background[:2]))
+		assert.NotContains(t, ids(r.Background), oldest.ID)
 
-		q.Limit, q.Since = 10, now.Add(-2*time.Hour)
-		clicks, busy = read(q, now.Add(-30*time.Minute))
-		assert.False(t, busy)
-		assert.Len(t, clicks, 4)
+		q.Background = 3
+		r = read(q)
+		assert.True(t, r.Busy)
+		assert.Len(t, r.Clicks, 4, "the background's size does not bound the candidates")
+		require.Len(t, r.Background, 3, "the newest Background clicks")
+		assert.Equal(t, []uuid.UUID{newest.ID, sisters.ID}, ids(r.Background[:2]))
+		assert.Equal(t, now.Add(-time.Hour), r.Background[2].OccurredAt, "one of the clicks an hour ago")
+
+		q.BusySince = now.Add(-5 * time.Minute)
+		r = read(q)
+		assert.True(t, r.Busy)
+		assert.Empty(t, r.Clicks, "busy without a click since BusySince")
+		assert.Empty(t, r.Background)
+
+		q.Limit, q.Since, q.BusySince = 10, now.Add(-2*time.Hour), now.Add(-90*time.Minute)
+		r = read(q)
+		assert.False(t, r.Busy)
+		assert.Len(t, r.Clicks, 5)
 		q.IPKey = "198.51.100.1"
-		clicks, busy = read(q, now.Add(-30*time.Minute))
-		assert.False(t, busy)
-		assert.Empty(t, clicks, "a key without clicks")
+		r = read(q)
+		assert.False(t, r.Busy)
+		assert.Empty(t, r.Clicks, "a key without clicks")
 		q.IPKey, q.AppIDs = "203.0.113.7", nil
-		clicks, busy = read(q, now.Add(-30*time.Minute))
-		assert.False(t, busy)
-		assert.Empty(t, clicks)
-		q.AppIDs, q.OrgID = []uuid.UUID{f.app.ID}, other.ID
-		clicks, _ = read(q, now.Add(-30*time.Minute))
-		assert.Empty(t, clicks, "another organization's apps are never read")
+		r = read(q)
+		assert.False(t, r.Busy)
+		assert.Empty(t, r.Clicks)
+		q.AppIDs, q.OrgID, q.AppID, q.Limit = []uuid.UUID{otherApp.ID}, f.org.ID, otherApp.ID, 1
+		r = read(q)
+		assert.Empty(t, r.Clicks, "another organization's apps are never read")
+		assert.Empty(t, r.Background)
+	})
+}
+
+// TestCandidateClicksNewestWithinLimit checks CandidateClicks' order and
+// bound: newest first by (time, id), and the newest Limit when the key has
+// more, ties at the same time included by id.
+func TestCandidateClicksNewestWithinLimit(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		f := newFixture(t, s)
+		var want []uuid.UUID
+		for i := range 6 {
+			c := f.click(clickSpec{ago: time.Duration(i/2) * time.Hour, ua: benchAgent[i%len(benchAgent)]})
+			want = append(want, c.ID)
+		}
+		// Two clicks a time, and UUIDv7 ids grow: newest first is each pair
+		// swapped.
+		for i := 0; i < len(want); i += 2 {
+			want[i], want[i+1] = want[i+1], want[i]
+		}
+		f.click(clickSpec{ago: 5 * time.Hour, ip: "203.0.113.8"})
+		now := f.clock.Now()
+		q := attribution.CandidateQuery{OrgID: f.org.ID, AppIDs: []uuid.UUID{f.app.ID}, IPKey: "203.0.113.7",
+			Since: now.Add(-4 * time.Hour), Until: now.Add(time.Millisecond), Limit: 6}
+		for _, limit := range []int{6, 7, 5, 3, 1} {
+			q.Limit = limit
+			clicks, err := s.CandidateClicks(t.Context(), q)
+			require.NoError(t, err)
+			var got []uuid.UUID
+			for _, c := range clicks {
+				got = append(got, c.ID)
+			}
+			assert.Equal(t, want[:min(limit, len(want))], got, "limit %d", limit)
+		}
 	})
 }
 

@@ -43,8 +43,10 @@
 //     and scored by Model.Score against the background of every app's
 //     clicks on the key; Decide picks the match. The key's clicks are
 //     counted first; a busy key (MaxCandidateClicks or more in the last day)
-//     is carrier-grade NAT and only its last CGNATWindow is read, as
-//     candidates and as background (Background.Over).
+//     is carrier-grade NAT: only the app's clicks of its last CGNATWindow
+//     are read as candidates, and its newest BusyBackgroundClicks clicks of
+//     every app as its background, over the span they cover
+//     (Background.Over).
 //
 // A device_id seen on an earlier install of the organization marks the new
 // install is_reinstall and restricts candidates to clicks after the latest

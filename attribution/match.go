@@ -38,12 +38,22 @@ const (
 	// MaxCandidateClicks bounds the clicks read for one IP key. A key with
 	// at least as many clicks in ProbabilisticWindow (all apps, counted
 	// first through the index alone) is busy: carrier-grade NAT whatever
-	// its devices. Only its clicks of the last CGNATWindow are read, the
-	// newest MaxCandidateClicks of them, and they are its background over
-	// that window (Background.Over): its candidates cannot be older, and
-	// the odds weigh the delay density against the key's click rate, which
-	// six hours of a busy key measure as well as a day.
+	// its devices. Its candidates are then its clicks of the request's app
+	// of the last CGNATWindow (they cannot be older), the newest
+	// MaxCandidateClicks of them, and its background is a sample, the
+	// newest BusyBackgroundClicks clicks of every app, over the span they
+	// cover (Background.Over).
 	MaxCandidateClicks = 500
+	// BusyBackgroundClicks is how many of a busy key's newest clicks (every
+	// app, within CGNATWindow) are read as its background. The odds weigh
+	// the delay density against the key's click rate, and the signal
+	// ratios against its devices' signal frequencies: a sample of this
+	// size measures both as well as six hours of a busy key do (hundreds
+	// of clicks, up to MaxCandidateClicks), in a fraction of the rows read.
+	BusyBackgroundClicks = 100
+	// minBackgroundSpan floors the span of a busy key's background sample,
+	// so that a burst of clicks within a moment still has a rate.
+	minBackgroundSpan = time.Minute
 	// claimAttempts is how often Match starts over after losing a claim.
 	claimAttempts = 3
 )
@@ -386,17 +396,24 @@ func (m *Matcher) probabilistic(ctx context.Context, r *request) (MatchResult, b
 	if key == "" {
 		return MatchResult{}, true, m.fail(ctx, r, FailNoCandidates)
 	}
-	q := CandidateQuery{
-		OrgID: in.OrgID, AppIDs: r.apps, IPKey: key,
-		Since: r.now.Add(-ProbabilisticWindow), Until: r.now.Add(time.Millisecond), Limit: MaxCandidateClicks,
+	q := KeyQuery{
+		CandidateQuery: CandidateQuery{
+			OrgID: in.OrgID, AppIDs: r.apps, IPKey: key,
+			Since: r.now.Add(-ProbabilisticWindow), Until: r.now.Add(time.Millisecond), Limit: MaxCandidateClicks,
+		},
+		AppID: *r.app, BusySince: r.now.Add(-CGNATWindow), Background: BusyBackgroundClicks,
 	}
-	clicks, busy, err := m.store.KeyClicks(ctx, q, r.now.Add(-CGNATWindow))
+	read, err := m.store.KeyClicks(ctx, q)
 	if err != nil {
 		return MatchResult{}, true, fmt.Errorf("attribution: candidates: %w", err)
 	}
-	bg := NewBackground(SessionsOf(clicks, ClaimSessionWindow))
+	clicks, busy := read.Clicks, read.Busy
+	var bg Background
 	if busy {
-		bg = bg.Over(min(CGNATWindow, m.model.BackgroundWindow))
+		bg = NewBackground(SessionsOf(read.Background, ClaimSessionWindow)).
+			Over(min(backgroundSpan(read.Background, r.now), m.model.BackgroundWindow))
+	} else {
+		bg = NewBackground(SessionsOf(clicks, ClaimSessionWindow))
 	}
 	class := ClassifyIP(in.ClientIP, bg.Devices())
 	if class == IPClassIPv4 && busy {
@@ -461,6 +478,23 @@ func (m *Matcher) probabilistic(ctx context.Context, r *request) (MatchResult, b
 		return MatchResult{}, false, nil
 	}
 	return res, true, err
+}
+
+// backgroundSpan is the span a busy key's background sample covers: from
+// its oldest click to now when the sample is full (BusyBackgroundClicks),
+// otherwise the whole CGNATWindow it was read from; never less than
+// minBackgroundSpan.
+func backgroundSpan(sample []Click, now time.Time) time.Duration {
+	if len(sample) < BusyBackgroundClicks {
+		return CGNATWindow
+	}
+	oldest := sample[0].OccurredAt
+	for i := range sample {
+		if sample[i].OccurredAt.Before(oldest) {
+			oldest = sample[i].OccurredAt
+		}
+	}
+	return min(max(now.Sub(oldest), minBackgroundSpan), CGNATWindow)
 }
 
 // eligible applies the platform, bot, window and OS downgrade filters.

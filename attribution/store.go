@@ -64,6 +64,36 @@ type CandidateQuery struct {
 	Limit int
 }
 
+// KeyQuery is the probabilistic stage's one read of an IP key.
+type KeyQuery struct {
+	// CandidateQuery names every app of the organization (the key's
+	// background counts devices across apps), the day before the request
+	// and, as Limit, how many clicks make the key busy.
+	CandidateQuery
+	// AppID is the request's app: on a busy key only its clicks are read
+	// as candidates.
+	AppID uuid.UUID
+	// BusySince is where a busy key's read starts.
+	BusySince time.Time
+	// Background bounds the clicks read as a busy key's background.
+	Background int
+}
+
+// KeyRead is what Store.KeyClicks returns.
+type KeyRead struct {
+	// Busy is true when the key has at least Limit clicks of the apps in
+	// [Since, Until).
+	Busy bool
+	// Clicks are newest first: when the key is not busy, its clicks of
+	// every app in [Since, Until) (what CandidateClicks returns); when it
+	// is busy, its clicks of AppID in [BusySince, Until), at most Limit.
+	Clicks []Click
+	// Background is nil unless the key is busy: then it holds the key's
+	// newest clicks of every app in [BusySince, Until), at most Background
+	// of them, newest first.
+	Background []Click
+}
+
 // Store is the storage the Matcher reads and writes; package store
 // implements it. Every method is scoped to one organization: nothing of
 // another organization is ever returned or changed. Errors wrap
@@ -78,13 +108,10 @@ type Store interface {
 	// q.IPKey with q.Since <= occurred_at < q.Until, newest first, at most
 	// q.Limit.
 	CandidateClicks(ctx context.Context, q CandidateQuery) ([]Click, error)
-	// KeyClicks returns the clicks CandidateClicks(q) returns, unless the
-	// key is busy: when it has at least q.Limit clicks in [q.Since,
-	// q.Until), only those at or after busySince are returned (newest
-	// first, at most q.Limit) and busy is true. It is the probabilistic
-	// stage's one read of a key; a store may count and read in one round
-	// trip.
-	KeyClicks(ctx context.Context, q CandidateQuery, busySince time.Time) (clicks []Click, busy bool, err error)
+	// KeyClicks reads a key for the probabilistic stage (KeyQuery,
+	// KeyRead). A store may count and read in one round trip; clicks of
+	// another organization are never read.
+	KeyClicks(ctx context.Context, q KeyQuery) (KeyRead, error)
 	// MatchLink returns link id of the organization; errcode.ErrNotFound
 	// when there is none.
 	MatchLink(ctx context.Context, orgID, id uuid.UUID) (*Link, error)

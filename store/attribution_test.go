@@ -266,3 +266,25 @@ func TestListAttemptsFilters(t *testing.T) {
 		assert.Len(t, list(attribution.AttemptFilter{App: attribution.AppFilter{ID: &w.appA}}), 1)
 	})
 }
+
+// TestRecordAttemptLeavesTheConnectionSynchronous checks that the
+// asynchronous commit of an attempt on PostgreSQL is the attempt's alone:
+// the connection that wrote it commits synchronously again afterwards.
+func TestRecordAttemptLeavesTheConnectionSynchronous(t *testing.T) {
+	s := storetest.Postgres(t)
+	ctx := t.Context()
+	c := newClock()
+	w := newAttrWorld(t, s, c, "acme")
+	// One connection, so that the next statement runs on the attempt's.
+	s.DB().SetMaxOpenConns(1)
+	reason := attribution.FailNoSignals
+	a := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.orgID, FailReason: &reason, CreatedAt: c.next(),
+		Platform: attribution.PlatformIOS, Signals: []string{}}
+	require.NoError(t, s.RecordAttempt(ctx, a))
+	var setting string
+	require.NoError(t, s.DB().QueryRowContext(ctx, "SHOW synchronous_commit").Scan(&setting))
+	assert.Equal(t, "on", setting)
+	n, err := s.DB().NewSelect().Table("attribution_attempts").Where("id = ?", a.ID).Count(ctx)
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n, "the attempt is written")
+}

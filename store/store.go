@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -31,6 +32,9 @@ type Store struct {
 	maxIdle int
 	// keep holds an in-memory SQLite database open; nil otherwise.
 	keep *sql.Conn
+	// stmts are the statements prepared on PostgreSQL (preparedStmt).
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
 }
 
 // Option configures Open.
@@ -176,10 +180,38 @@ func (s *Store) Dialect() string { return s.db.Dialect().Name().String() }
 // Close closes the database. Every later call fails with an error that wraps
 // errcode.ErrUnavailable.
 func (s *Store) Close() error {
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		_ = st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
 	if s.keep != nil {
 		_ = s.keep.Close()
 	}
 	return s.db.Close()
+}
+
+// preparedStmt returns query prepared, preparing it the first time it is
+// asked for. database/sql prepares it again on each connection that runs
+// it. Prepared statements skip planning on every call (a generic plan once
+// PostgreSQL finds it as good), at the cost of bun's query hooks, which do
+// not see them: they are kept for the few statements on a hot path.
+func (s *Store) preparedStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st := s.stmts[query]; st != nil {
+		return st, nil
+	}
+	st, err := s.db.DB.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
 }
 
 // Ping checks that the database can be reached; the error wraps

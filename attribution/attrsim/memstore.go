@@ -139,14 +139,21 @@ func (s *MemStore) CandidateClicks(_ context.Context, q attribution.CandidateQue
 }
 
 // KeyClicks implements attribution.Store.
-func (s *MemStore) KeyClicks(ctx context.Context, q attribution.CandidateQuery, busySince time.Time) ([]attribution.Click, bool, error) {
-	clicks, err := s.CandidateClicks(ctx, q)
+func (s *MemStore) KeyClicks(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
+	clicks, err := s.CandidateClicks(ctx, q.CandidateQuery)
 	if err != nil || len(clicks) < q.Limit {
-		return clicks, false, err
+		return attribution.KeyRead{Clicks: clicks}, err
 	}
-	q.Since = busySince
-	clicks, err = s.CandidateClicks(ctx, q)
-	return clicks, true, err
+	busy := q.CandidateQuery
+	busy.Since = q.BusySince
+	busy.Limit = q.Background
+	bg, err := s.CandidateClicks(ctx, busy)
+	if err != nil {
+		return attribution.KeyRead{}, err
+	}
+	busy.AppIDs, busy.Limit = []uuid.UUID{q.AppID}, q.Limit
+	clicks, err = s.CandidateClicks(ctx, busy)
+	return attribution.KeyRead{Busy: true, Clicks: clicks, Background: bg}, err
 }
 
 // MatchLink implements attribution.Store.
