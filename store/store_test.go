@@ -182,6 +182,27 @@ func TestSQLiteConnectionSettings(t *testing.T) {
 	assert.Equal(t, "1", pragma(t, file, "synchronous"), "NORMAL: a commit under WAL does not wait for the disk")
 }
 
+// TestPostgresConnectionSettings checks that PostgreSQL connections plan
+// prepared statements once (plan_cache_mode force_generic_plan) unless the
+// DSN says otherwise.
+func TestPostgresConnectionSettings(t *testing.T) {
+	setting := func(t *testing.T, dsn string) string {
+		s, err := store.Open(t.Context(), dsn)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		var v string
+		require.NoError(t, s.DB().QueryRowContext(t.Context(), "SHOW plan_cache_mode").Scan(&v))
+		return v
+	}
+	dsn, err := url.Parse(storetest.PostgresDSN(t))
+	require.NoError(t, err)
+	assert.Equal(t, "force_generic_plan", setting(t, dsn.String()))
+	q := dsn.Query()
+	q.Set("plan_cache_mode", "auto")
+	dsn.RawQuery = q.Encode()
+	assert.Equal(t, "auto", setting(t, dsn.String()), "the DSN's own setting")
+}
+
 func TestInMemoryDatabases(t *testing.T) {
 	ctx, c := t.Context(), newClock()
 	a, b := storetest.SQLite(t), storetest.SQLite(t)
