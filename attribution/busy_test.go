@@ -1,6 +1,7 @@
 package attribution_test
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/store"
@@ -73,6 +75,56 @@ func TestBusyKeyReadsItsCGNATWindowOnly(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestBusyKeyScoresAgainstItsNewestClicks checks what a busy key's
+// candidate is scored against: the newest BusyBackgroundClicks clicks of
+// every app on the key, over the span from the oldest of them to now, not
+// the key's six hours.
+func TestBusyKeyScoresAgainstItsNewestClicks(t *testing.T) {
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		f := newFixture(t, s)
+		other := f.newApp(f.org.ID, "com.acme.other", "com.acme.other")
+		otherLink := f.newLink(f.org.ID, &other.ID, nil)
+		for range attribution.MaxCandidateClicks - 150 {
+			f.click(clickSpec{link: otherLink, ago: 20 * time.Hour, ua: androidSamsung})
+		}
+		langs := []string{"en-US", "fr-FR", "de-DE", "es-ES", "it-IT"}
+		var window []attribution.Click // the key's six hours, newest first
+		window = append(window, storedClick(f.click(clickSpec{ago: 5 * time.Minute})))
+		for i := range 150 {
+			c := f.click(clickSpec{link: otherLink, ago: time.Duration(11+i) * time.Minute, lang: langs[i%len(langs)]})
+			window = append(window, storedClick(c))
+		}
+
+		in := f.input(iosRequest(), "")
+		in.AppHeader = "com.acme.shop"
+		_, err := f.match(in)
+		require.NoError(t, err)
+		a := f.lastAttempt()
+		require.NotNil(t, a.IPClass)
+		assert.Equal(t, attribution.IPClassCGNAT, *a.IPClass)
+		require.NotNil(t, a.TopConfidence)
+
+		now := f.clock.Now()
+		candidates := attribution.SessionsOf(window[:1], attribution.ClaimSessionWindow)
+		confidence := func(bg []attribution.Click, span time.Duration) float64 {
+			b := attribution.NewBackground(attribution.SessionsOf(bg, attribution.ClaimSessionWindow)).Over(span)
+			scored := attribution.DefaultModel.Score(attribution.RequestSignals(&in.Request), now, candidates, b)
+			require.Len(t, scored, 1)
+			return math.Round(scored[0].Probability*10000) / 10000
+		}
+		sample := window[:attribution.BusyBackgroundClicks]
+		want := confidence(sample, now.Sub(sample[len(sample)-1].OccurredAt))
+		assert.Equal(t, want, *a.TopConfidence, "scored against the newest clicks over their span")
+		assert.NotEqual(t, confidence(window, attribution.CGNATWindow), want, "the six hours would score otherwise")
+	})
+}
+
+// storedClick is c as the Matcher reads it back.
+func storedClick(c analytics.Click) attribution.Click {
+	return attribution.Click{ID: c.ID, LinkID: c.LinkID, AppID: c.AppID, OccurredAt: c.OccurredAt, Platform: c.Platform,
+		OSVersion: c.OSVersion, DeviceModel: c.DeviceModel, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, IPKey: c.IPKey}
 }
 
 // TestKeyClicks checks the store's read of a key. A key with fewer than

@@ -48,8 +48,10 @@ const (
 	// app, within CGNATWindow) are read as its background. The odds weigh
 	// the delay density against the key's click rate, and the signal
 	// ratios against its devices' signal frequencies: a sample of this
-	// size measures both as well as six hours of a busy key do (hundreds
-	// of clicks, up to MaxCandidateClicks), in a fraction of the rows read.
+	// size estimates both without bias, less precisely than six hours of a
+	// busy key (hundreds of clicks, up to MaxCandidateClicks) but well
+	// enough for a key whose ip factor already counts for little, in a
+	// fraction of the rows read.
 	BusyBackgroundClicks = 100
 	// minBackgroundSpan floors the span of a busy key's background sample,
 	// so that a burst of clicks within a moment still has a rate.
