@@ -112,6 +112,18 @@ func TestFailReasons(t *testing.T) {
 			reason: attribution.FailNoSignals,
 		},
 		{
+			name: "no_signals: a timezone and a screen, which no click carries",
+			setup: func(f *fixture) attribution.MatchInput {
+				f.click(clickSpec{ago: 5 * time.Minute})
+				req := iosRequest()
+				w, h, tz := 1179, 2556, 60
+				req.UserAgent, req.AcceptLanguage = "", ""
+				req.ScreenWidth, req.ScreenHeight, req.TimezoneOffset = &w, &h, &tz
+				return f.input(req, "")
+			},
+			reason: attribution.FailNoSignals,
+		},
+		{
 			name: "no_candidates: no click on this IP key",
 			setup: func(f *fixture) attribution.MatchInput {
 				f.click(clickSpec{ago: time.Minute, ip: "198.51.100.1"})

@@ -84,6 +84,11 @@ func TestRequestSignals(t *testing.T) {
 	s = attribution.RequestSignals(&r)
 	assert.False(t, s.Usable(), "an agent of another platform and a 0x0 screen say nothing")
 
+	tz := 60
+	r = attribution.MatchRequest{Platform: "ios", ScreenWidth: &w, ScreenHeight: &h, TimezoneOffset: &tz}
+	s = attribution.RequestSignals(&r)
+	assert.False(t, s.Usable(), "a timezone and a screen alone: no click carries them")
+
 	r = attribution.MatchRequest{Platform: "android", UserAgent: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Mobile Safari/537.36"}
 	assert.Equal(t, "", attribution.RequestSignals(&r).OSVersion, "a reduced agent's frozen Android 10 is unknown")
 }

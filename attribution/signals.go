@@ -24,10 +24,12 @@ type Signals struct {
 	ScreenWidth, ScreenHeight *int
 }
 
-// Usable reports whether s holds any signal the scorer reads.
+// Usable reports whether s holds a signal a stored click can be compared
+// on: OS version, model or language. Timezone and screen do not count:
+// clicks carry neither, so an install with nothing else would be scored on
+// its IP address and time alone, which no_signals refuses.
 func (s Signals) Usable() bool {
-	return s.OSVersion != "" || s.Model != "" || s.Language != "" || s.TimezoneOffset != nil ||
-		(s.ScreenWidth != nil && s.ScreenHeight != nil)
+	return s.OSVersion != "" || s.Model != "" || s.Language != ""
 }
 
 // RequestSignals reads the signals of a match request: OS version and model
