@@ -49,8 +49,10 @@
 //     (Background.Over).
 //
 // A device_id seen on an earlier install of the organization marks the new
-// install is_reinstall and restricts candidates to clicks after the latest
-// such install; when those earlier installs belong to several apps the
+// install is_reinstall and restricts candidates to clicks after the
+// device's latest install of the request's app (an install of another app
+// consumed none of this app's clicks); when those earlier installs belong
+// to several apps the
 // attempt carries fail_reason ambiguous_app even when it matches (SPEC.md,
 // attempt record).
 //
