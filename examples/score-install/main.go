@@ -8,7 +8,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/netip"
+	"os"
 	"time"
 
 	"github.com/google/uuid"
@@ -24,6 +26,12 @@ type myClick struct {
 }
 
 func main() {
+	run(os.Stdout)
+}
+
+// run scores the example's install against its clicks and writes the
+// result to w.
+func run(w io.Writer) {
 	installedAt := time.Date(2026, 11, 23, 18, 0, 0, 0, time.UTC)
 	installIP := netip.MustParseAddr("203.0.113.7")
 
@@ -74,13 +82,13 @@ func main() {
 
 	for _, s := range scored {
 		latest := sessions[s.Session].Latest()
-		fmt.Printf("%-42s clicks %d  probability %.4f  decided by %v\n", names[latest.ID], len(sessions[s.Session].Clicks), s.Probability, s.Decisive())
+		fmt.Fprintf(w, "%-42s clicks %d  probability %.4f  decided by %v\n", names[latest.ID], len(sessions[s.Session].Clicks), s.Probability, s.Decisive())
 	}
 	d := attribution.Decide(scored)
 	if d.Matched {
-		fmt.Printf("match: %s (at least %.2f and %.0f times the runner-up's odds)\n",
+		fmt.Fprintf(w, "match: %s (at least %.2f and %.0f times the runner-up's odds)\n",
 			names[sessions[scored[d.Best].Session].Latest().ID], attribution.MatchThreshold, attribution.RunnerUpFactor)
 	} else {
-		fmt.Println("no match")
+		fmt.Fprintln(w, "no match")
 	}
 }
