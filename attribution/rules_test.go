@@ -181,6 +181,44 @@ func TestScoreAndDecide(t *testing.T) {
 			pureClick(t0.Add(-9*time.Minute), "B", "fr-FR", "iPhone", "17.5")}
 		assert.Equal(t, score(c...), score(c...))
 	})
+	t.Run("timezone and screen count when the click has them", func(t *testing.T) {
+		tz, other := 60, -300
+		w, h, w2 := 1179, 2556, 1290
+		withTZ := install
+		withTZ.TimezoneOffset, withTZ.ScreenWidth, withTZ.ScreenHeight = &tz, &w, &h
+		factor := func(s attribution.Scored, name string) (float64, bool) {
+			for _, f := range s.Factors {
+				if f.Signal == name {
+					return f.Ratio, true
+				}
+			}
+			return 0, false
+		}
+		scoreTZ := func(c attribution.Click) attribution.Scored {
+			sessions := attribution.SessionsOf([]attribution.Click{c}, attribution.ClaimSessionWindow)
+			return m.Score(withTZ, t0, sessions, attribution.NewBackground(sessions))[0]
+		}
+		c := pureClick(t0.Add(-5*time.Minute), "A", "en-US", "iPhone", "17.5")
+		s := scoreTZ(c)
+		_, ok := factor(s, "timezone")
+		assert.False(t, ok, "a click without a timezone: no factor")
+		_, ok = factor(s, "screen")
+		assert.False(t, ok)
+
+		c.TimezoneOffset, c.ScreenWidth, c.ScreenHeight = &tz, &h, &w // rotated
+		s = scoreTZ(c)
+		r, _ := factor(s, "timezone")
+		assert.InDelta(t, m.Timezone.SameProb/m.Timezone.DefaultShare, r, 1e-9)
+		r, _ = factor(s, "screen")
+		assert.InDelta(t, m.Screen.SameProb/m.Screen.DefaultShare, r, 1e-9, "a rotated screen is the same")
+
+		c.TimezoneOffset, c.ScreenWidth = &other, &w2
+		s = scoreTZ(c)
+		r, _ = factor(s, "timezone")
+		assert.InDelta(t, (1-m.Timezone.SameProb)/(1-m.Timezone.DefaultShare), r, 1e-9)
+		assert.Zero(t, s.Odds, "another screen is decisive")
+		assert.Contains(t, s.Decisive(), "screen")
+	})
 	t.Run("thresholds", func(t *testing.T) {
 		assert.True(t, attribution.Decide([]attribution.Scored{{Odds: 40, Probability: 0.86}, {Odds: 10, Probability: 0.1}}).Matched)
 		assert.False(t, attribution.Decide([]attribution.Scored{{Odds: 40, Probability: 0.86}, {Odds: 10.1, Probability: 0.1}}).Matched, "odds under 4 times the runner-up's")

@@ -48,11 +48,16 @@ func RequestSignals(r *MatchRequest) Signals {
 	return s
 }
 
-// ClickSignals reads the signals of a stored click. Clicks carry no
-// timezone or screen.
+// ClickSignals reads the signals of a click. Hoplink's stored clicks carry
+// no timezone or screen; a click given to the pure scorer by a store that
+// captures them does (a screen of 0 by 0 is unknown, as in a request).
 func ClickSignals(c *Click) Signals {
-	s := Signals{OSVersion: c.OSVersion, Model: c.DeviceModel, Language: PrimaryLanguage(c.AcceptLanguage)}
+	s := Signals{OSVersion: c.OSVersion, Model: c.DeviceModel, Language: PrimaryLanguage(c.AcceptLanguage),
+		TimezoneOffset: c.TimezoneOffset}
 	s.OSVersion = unfrozen(c.Platform, s.OSVersion, s.Model)
+	if c.ScreenWidth != nil && c.ScreenHeight != nil && (*c.ScreenWidth > 0 || *c.ScreenHeight > 0) {
+		s.ScreenWidth, s.ScreenHeight = c.ScreenWidth, c.ScreenHeight
+	}
 	return s
 }
 

@@ -37,6 +37,12 @@ type Click struct {
 	// MatchWindowHours is the link's match_window_hours, nil for the
 	// default.
 	MatchWindowHours *int
+	// TimezoneOffset (minutes from UTC) and the screen in pixels are what a
+	// click store that captures them (a JavaScript landing page) can give
+	// the pure scorer; Hoplink's redirect clicks have neither, so they are
+	// nil in every click a Store returns.
+	TimezoneOffset            *int
+	ScreenWidth, ScreenHeight *int
 }
 
 // Link is what a match delivers of a link.
