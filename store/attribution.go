@@ -310,8 +310,10 @@ const keyBackgroundSince = `coalesce((
 // keyBackground reads a busy key's background on SQLite: its newest
 // q.Background clicks of every app since q.BusySince. Only the sample's
 // rows are read: where it starts comes from the index alone. Clicks that
-// share the sample's oldest time are all read (at most twice the sample in
-// all) and the newest q.Background kept.
+// share the sample's oldest time are read too, unordered and at most twice
+// the sample in all, and the newest q.Background kept; only more than
+// q.Background + 1 clicks at that one instant could reach the bound and
+// leave a newer click out.
 func (s *Store) keyBackground(ctx context.Context, q attribution.KeyQuery) ([]attribution.Click, error) {
 	if q.Background <= 0 {
 		return nil, nil
