@@ -461,10 +461,11 @@ func (s *Store) keyClicksPG(ctx context.Context, q attribution.KeyQuery) (attrib
 	return read, nil
 }
 
-// scanClicksPG scans rows of one leading column (added to the destinations
-// by lead), keyClickColumns and a link's match window, calling each with
-// every click, its leading column scanned; rows without a click (the count's row of a key without
-// clicks) are skipped. rows is closed.
+// scanClicksPG scans rows of leading columns (lead puts their destinations
+// before the others), keyClickColumns and a link's match window, calling
+// each with every click once its leading columns are scanned; rows without
+// a click (the count's row of a key without clicks) are skipped. rows is
+// closed.
 func scanClicksPG(rows *sql.Rows, lead func([]any) []any, each func(attribution.Click)) error {
 	defer rows.Close()
 	var (
