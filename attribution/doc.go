@@ -52,9 +52,8 @@
 // install is_reinstall and restricts candidates to clicks after the
 // device's latest install of the request's app (an install of another app
 // consumed none of this app's clicks); when those earlier installs belong
-// to several apps the
-// attempt carries fail_reason ambiguous_app even when it matches (SPEC.md,
-// attempt record).
+// to several apps the attempt carries fail_reason ambiguous_app even when
+// it matches (SPEC.md, attempt record).
 //
 // A claim is one store transaction: the install is inserted (a unique index
 // on installs.click_id lets one install only hold a click), the click and the
