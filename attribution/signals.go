@@ -26,8 +26,9 @@ type Signals struct {
 
 // Usable reports whether s holds a signal a stored click can be compared
 // on: OS version, model or language. Timezone and screen do not count:
-// clicks carry neither, so an install with nothing else would be scored on
-// its IP address and time alone, which no_signals refuses.
+// stored clicks carry neither (ClickSignals), so an install with nothing
+// else would be scored on its IP address and time alone, which no_signals
+// refuses.
 func (s Signals) Usable() bool {
 	return s.OSVersion != "" || s.Model != "" || s.Language != ""
 }
