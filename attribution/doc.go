@@ -42,9 +42,10 @@
 //     carrier-grade NAT address) are filtered, grouped into device sessions
 //     and scored by Model.Score against the background of every app's
 //     clicks on the key; Decide picks the match. The key's clicks are
-//     counted first; a busy key (MaxCandidateClicks or more in the last day)
-//     is carrier-grade NAT: only the app's clicks of its last CGNATWindow
-//     are read as candidates, and its newest BusyBackgroundClicks clicks of
+//     counted first; on a busy key (MaxCandidateClicks or more in the last
+//     day; an IPv4 address is then carrier-grade NAT, an IPv6 /64 stays
+//     ipv6) only the app's clicks of its last CGNATWindow are read as
+//     candidates, and its newest BusyBackgroundClicks clicks of
 //     every app as its background, over the span they cover
 //     (Background.Over).
 //

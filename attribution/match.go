@@ -37,9 +37,10 @@ const (
 	ClaimSessionWindow = 30 * time.Minute
 	// MaxCandidateClicks bounds the clicks read for one IP key. A key with
 	// at least as many clicks in ProbabilisticWindow (all apps, counted
-	// first through the index alone) is busy: carrier-grade NAT whatever
-	// its devices. Its candidates are then its clicks of the request's app
-	// of the last CGNATWindow (they cannot be older), the newest
+	// first through the index alone) is busy: an IPv4 address is then
+	// carrier-grade NAT whatever its devices (an IPv6 /64 stays ipv6). Its
+	// candidates are its clicks of the request's app of the last
+	// CGNATWindow (a carrier NAT address's cannot be older), the newest
 	// MaxCandidateClicks of them, and its background is a sample, the
 	// newest BusyBackgroundClicks clicks of every app, over the span they
 	// cover (Background.Over).
