@@ -281,9 +281,12 @@ func TestRecordAttemptLeavesTheConnectionSynchronous(t *testing.T) {
 	a := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.orgID, FailReason: &reason, CreatedAt: c.next(),
 		Platform: attribution.PlatformIOS, Signals: []string{}}
 	require.NoError(t, s.RecordAttempt(ctx, a))
-	var setting string
-	require.NoError(t, s.DB().QueryRowContext(ctx, "SHOW synchronous_commit").Scan(&setting))
-	assert.Equal(t, "on", setting)
+	var setting, session string
+	require.NoError(t, s.DB().QueryRowContext(ctx,
+		"SELECT current_setting('synchronous_commit'), reset_val FROM pg_settings WHERE name = 'synchronous_commit'").
+		Scan(&setting, &session))
+	assert.Equal(t, session, setting, "the session's own setting again")
+	assert.NotEqual(t, "off", setting)
 	n, err := s.DB().NewSelect().Table("attribution_attempts").Where("id = ?", a.ID).Count(ctx)
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, n, "the attempt is written")
