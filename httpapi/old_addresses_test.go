@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,9 +28,8 @@ const oldLinkDomain = linkDomain
 type movedHarness struct {
 	*resolveHarness
 	site *httptest.Server
-
-	mu        sync.Mutex
-	redirects []httpapi.RedirectEvent
+	// redirects keeps the redirects reported.
+	redirects sink[httpapi.RedirectEvent]
 }
 
 func newMovedHarness(t *testing.T, s *store.Store) *movedHarness {
@@ -42,22 +40,11 @@ func newMovedHarness(t *testing.T, s *store.Store) *movedHarness {
 		Clock:        h.clock.Now,
 		ShortURLBase: "http://{domain}:8080",
 		OnRedirect: func(_ context.Context, ev httpapi.RedirectEvent) {
-			h.mu.Lock()
-			h.redirects = append(h.redirects, ev)
-			h.mu.Unlock()
+			h.redirects.add(ev)
 		},
 	}))
 	t.Cleanup(h.site.Close)
 	return h
-}
-
-// takeRedirects returns the redirects reported since the last take.
-func (h *movedHarness) takeRedirects() []httpapi.RedirectEvent {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := h.redirects
-	h.redirects = nil
-	return out
 }
 
 // moved records slug on oldLinkDomain as an old address of link id of o.
@@ -107,7 +94,7 @@ func TestOldAddressRedirectsPermanently(t *testing.T) {
 			resp = h.visit(t, http.MethodGet, oldLinkDomain, "/spring", uaDesktop, nil)
 			require.Equal(t, http.StatusMovedPermanently, resp.status)
 			assert.Equal(t, newURL, resp.header.Get("Location"), "no query, no question mark")
-			assert.Empty(t, h.takeRedirects(), "a 301 records no click")
+			assert.Empty(t, h.redirects.take(), "a 301 records no click")
 		})
 
 		t.Run("HEAD, bots and JSON clients get the 301 too", func(t *testing.T) {
@@ -119,7 +106,7 @@ func TestOldAddressRedirectsPermanently(t *testing.T) {
 			assert.Equal(t, http.StatusMovedPermanently, resp.status, "a bot follows the move instead of a preview")
 			resp = h.visit(t, http.MethodGet, oldLinkDomain, "/spring", uaDesktop, map[string]string{"Accept": "application/json"})
 			assert.Equal(t, http.StatusMovedPermanently, resp.status)
-			assert.Empty(t, h.takeRedirects())
+			assert.Empty(t, h.redirects.take())
 		})
 
 		t.Run("POST is 405", func(t *testing.T) {
@@ -132,7 +119,7 @@ func TestOldAddressRedirectsPermanently(t *testing.T) {
 			resp := h.visit(t, http.MethodGet, app.LinkDomain, "/spring-sale?utm_medium=social", uaDesktop, nil)
 			require.Equal(t, http.StatusFound, resp.status)
 			assert.Equal(t, "https://shop.example/p?utm_medium=social", resp.header.Get("Location"))
-			events := h.takeRedirects()
+			events := h.redirects.take()
 			require.Len(t, events, 1)
 			assert.Equal(t, l.ID, events[0].Link.ID)
 		})
@@ -151,7 +138,7 @@ func TestOldAddressRedirectsPermanently(t *testing.T) {
 			assert.Equal(t, http.StatusMovedPermanently, resp.status)
 			resp = h.visit(t, http.MethodGet, app.LinkDomain, "/spring-sale", uaDesktop, nil)
 			assert.Equal(t, http.StatusOK, resp.status, "the password form")
-			assert.Empty(t, h.takeRedirects())
+			assert.Empty(t, h.redirects.take())
 		})
 
 		t.Run("an unknown slug on the old domain is 404", func(t *testing.T) {

@@ -25,26 +25,36 @@ import (
 	"github.com/hoplink/hoplink/store/storetest"
 )
 
+// sink keeps what it is given, for a test to take, safely across
+// goroutines.
+type sink[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (s *sink[T]) add(v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.items = append(s.items, v)
+}
+
+// take returns what was added since the last take.
+func (s *sink[T]) take() []T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.items
+	s.items = nil
+	return out
+}
+
 // clickSink is a ClickRecorder that keeps every click it is given.
 type clickSink struct {
-	mu     sync.Mutex
-	clicks []analytics.Click
+	sink[analytics.Click]
 }
 
 func (c *clickSink) Record(cl analytics.Click) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clicks = append(c.clicks, cl)
+	c.add(cl)
 	return true
-}
-
-// take returns the clicks recorded since the last take.
-func (c *clickSink) take() []analytics.Click {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.clicks
-	c.clicks = nil
-	return out
 }
 
 // resolveHarness serves the resolve endpoint and the link-domain handler
