@@ -33,17 +33,7 @@ func countRows(t *testing.T, s *store.Store, table string) int {
 func TestAccountsMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		for _, table := range accountTables {
-			assert.True(t, tableExists(t, s, table), "after up: %s", table)
-		}
-		require.NoError(t, s.Rollback(ctx))
-		for _, table := range accountTables {
-			assert.False(t, tableExists(t, s, table), "after down: %s", table)
-		}
-		require.NoError(t, s.Migrate(ctx))
-		for _, table := range accountTables {
-			assert.True(t, tableExists(t, s, table), "after up again: %s", table)
-		}
+		assertMigratesDownAndUp(t, s, accountTables...)
 		c := newClock()
 		u := createUser(t, s, c, "ann@example.com")
 		require.NoError(t, s.CreateSession(ctx, newSession(c, u.ID, "h1"), ""))

@@ -75,13 +75,7 @@ func installFor(w *attrWorld, l *linking.Link, click uuid.UUID, at time.Time) (a
 func TestAttributionMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		assert.True(t, tableExists(t, s, "installs"))
-		assert.True(t, tableExists(t, s, "attribution_attempts"))
-		require.NoError(t, s.Rollback(ctx))
-		assert.False(t, tableExists(t, s, "installs"), "after down")
-		assert.False(t, tableExists(t, s, "attribution_attempts"), "after down")
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "installs"), "after up again")
+		assertMigratesDownAndUp(t, s, "installs", "attribution_attempts")
 
 		c := newClock()
 		w := newAttrWorld(t, s, c, "acme")

@@ -22,11 +22,7 @@ func newAuditEvent(orgID *uuid.UUID, at time.Time, action audit.Action) audit.Ev
 func TestAuditMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		assert.True(t, tableExists(t, s, "audit_events"), "after up")
-		require.NoError(t, s.Rollback(ctx))
-		assert.False(t, tableExists(t, s, "audit_events"), "after down")
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "audit_events"), "after up again")
+		assertMigratesDownAndUp(t, s, "audit_events")
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
 		require.NoError(t, s.InsertAuditEvents(ctx, []audit.Event{newAuditEvent(&o.ID, c.next(), audit.KeyCreated)}))

@@ -64,13 +64,7 @@ func clickCount(t *testing.T, s *store.Store, o *org.Organization, at time.Time)
 func TestClicksMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		assert.True(t, tableExists(t, s, "clicks"))
-		assert.True(t, tableExists(t, s, "click_counts"))
-		require.NoError(t, s.Rollback(ctx))
-		assert.False(t, tableExists(t, s, "clicks"), "after down")
-		assert.False(t, tableExists(t, s, "click_counts"), "after down")
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "clicks"), "after up again")
+		assertMigratesDownAndUp(t, s, "clicks", "click_counts")
 
 		c := newClock()
 		o := createOrg(t, s, c, "acme")

@@ -38,12 +38,7 @@ func verifyDomain(t *testing.T, s *store.Store, c *clock, d *linking.Domain) *li
 
 func TestDomainsMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		ctx := t.Context()
-		assert.True(t, tableExists(t, s, "domains"))
-		require.NoError(t, s.Rollback(ctx))
-		assert.False(t, tableExists(t, s, "domains"), "after down")
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "domains"), "after up again")
+		assertMigratesDownAndUp(t, s, "domains")
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
 		verifyDomain(t, s, c, createDomain(t, s, c, o.ID, "links.acme.com"))

@@ -65,15 +65,8 @@ func columnExists(t *testing.T, s *store.Store, table, column string) bool {
 
 func TestLinksMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		ctx := t.Context()
-		assert.True(t, tableExists(t, s, "links"))
 		assert.True(t, columnExists(t, s, "organizations", "parameters"))
-
-		require.NoError(t, s.Rollback(ctx))
-		assert.False(t, tableExists(t, s, "links"), "after down")
-
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "links"), "after up again")
+		assertMigratesDownAndUp(t, s, "links")
 		assert.True(t, columnExists(t, s, "organizations", "parameters"), "after up again")
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
@@ -175,15 +168,7 @@ func TestConcurrentCreatesOfOneSlug(t *testing.T) {
 				}
 				close(start)
 				wg.Wait()
-				won := 0
-				for _, err := range errs {
-					if err == nil {
-						won++
-						continue
-					}
-					assert.ErrorIs(t, err, errcode.ErrConflict)
-				}
-				assert.Equal(t, 1, won)
+				assertOneWins(t, errs[:], errcode.ErrConflict)
 			})
 		}
 	})

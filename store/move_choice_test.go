@@ -37,12 +37,7 @@ func move(c *clock, l *linking.Link, slug string) *linking.LinkMove {
 
 func TestMoveChoicesMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		ctx := t.Context()
-		assert.True(t, tableExists(t, s, "link_move_choices"))
-		require.NoError(t, s.Rollback(ctx))
-		assert.False(t, tableExists(t, s, "link_move_choices"), "after down")
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "link_move_choices"), "after up again")
+		assertMigratesDownAndUp(t, s, "link_move_choices")
 	})
 }
 
@@ -194,15 +189,7 @@ func TestConcurrentMovesToOneSlug(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		won := 0
-		for _, err := range errs {
-			if err == nil {
-				won++
-			} else {
-				assert.ErrorIs(t, err, linking.ErrMoveTargetTaken)
-			}
-		}
-		assert.Equal(t, 1, won, "one move takes the slug")
+		assertOneWins(t, errs[:], linking.ErrMoveTargetTaken, "one move takes the slug")
 		assert.Equal(t, n, orgRows(t, s, "links", acme.ID), "every link is still there")
 		assert.Equal(t, 1, orgRows(t, s, "link_old_addresses", acme.ID), "one old address, of the link that moved")
 	})

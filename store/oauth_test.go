@@ -19,15 +19,7 @@ import (
 func TestOAuthMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		for _, table := range []string{"oauth_clients", "oauth_connections", "oauth_tokens"} {
-			assert.True(t, tableExists(t, s, table), "after up")
-		}
-		require.NoError(t, s.Rollback(ctx))
-		for _, table := range []string{"oauth_clients", "oauth_connections", "oauth_tokens"} {
-			assert.False(t, tableExists(t, s, table), "after down")
-		}
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "oauth_tokens"), "after up again")
+		assertMigratesDownAndUp(t, s, "oauth_clients", "oauth_connections", "oauth_tokens")
 		require.NoError(t, s.OAuth(nil, 0).CreateClient(ctx, newOAuthClient(newClock())))
 	})
 }

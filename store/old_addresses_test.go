@@ -27,12 +27,7 @@ func recordOldAddress(t *testing.T, s *store.Store, a *linking.OldAddress) *link
 
 func TestOldAddressesMigrationUpDownUp(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		ctx := t.Context()
-		assert.True(t, tableExists(t, s, "link_old_addresses"))
-		require.NoError(t, s.Rollback(ctx))
-		assert.False(t, tableExists(t, s, "link_old_addresses"), "after down")
-		require.NoError(t, s.Migrate(ctx))
-		assert.True(t, tableExists(t, s, "link_old_addresses"), "after up again")
+		assertMigratesDownAndUp(t, s, "link_old_addresses")
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
 		l := createLink(t, s, newLink(c, o.ID, "new.hop.example", "spring"))
@@ -210,15 +205,7 @@ func TestConcurrentCreateAndRecordOfOneAddress(t *testing.T) {
 			}()
 			close(start)
 			wg.Wait()
-			won := 0
-			for _, err := range errs {
-				if err == nil {
-					won++
-					continue
-				}
-				assert.ErrorIs(t, err, errcode.ErrConflict)
-			}
-			assert.Equal(t, 1, won, "round %d: %v", i, errs)
+			assertOneWins(t, errs[:], errcode.ErrConflict, "round %d: %v", i, errs)
 		}
 	})
 }

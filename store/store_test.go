@@ -119,6 +119,39 @@ func tableExists(t *testing.T, s *store.Store, name string) bool {
 	return n == 1
 }
 
+// assertMigratesDownAndUp checks that tables exist, that rolling the
+// migrations back drops them and that migrating again creates them.
+func assertMigratesDownAndUp(t *testing.T, s *store.Store, tables ...string) {
+	t.Helper()
+	ctx := t.Context()
+	for _, table := range tables {
+		assert.True(t, tableExists(t, s, table), "after up: %s", table)
+	}
+	require.NoError(t, s.Rollback(ctx))
+	for _, table := range tables {
+		assert.False(t, tableExists(t, s, table), "after down: %s", table)
+	}
+	require.NoError(t, s.Migrate(ctx))
+	for _, table := range tables {
+		assert.True(t, tableExists(t, s, table), "after up again: %s", table)
+	}
+}
+
+// assertOneWins checks that exactly one of errs, the outcomes of racing
+// calls, is nil and that every other is lost.
+func assertOneWins(t *testing.T, errs []error, lost error, msgAndArgs ...any) {
+	t.Helper()
+	won := 0
+	for _, err := range errs {
+		if err == nil {
+			won++
+			continue
+		}
+		assert.ErrorIs(t, err, lost)
+	}
+	assert.Equal(t, 1, won, msgAndArgs...)
+}
+
 var tables = []string{"organizations", "users", "memberships", "apps", "api_keys"}
 
 func TestMigrateUpDownUp(t *testing.T) {
