@@ -171,12 +171,19 @@ func oldAddressFixture(t *testing.T) (*linkFixture, *linking.Resolver) {
 	return f, r
 }
 
+// appLink creates a link of the fixture's app with slug.
+func (f *linkFixture) appLink(t *testing.T, slug string) *linking.Link {
+	t.Helper()
+	l, err := f.svc.Create(t.Context(), f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp(slug),
+		AppID: &f.app.ID})
+	require.NoError(t, err)
+	return l
+}
+
 func TestRecordOldAddressListsItOnGet(t *testing.T) {
 	f, _ := oldAddressFixture(t)
 	ctx := t.Context()
-	l, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("spring"),
-		AppID: &f.app.ID})
-	require.NoError(t, err)
+	l := f.appLink(t, "spring")
 
 	first, err := f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, "Old.Hop.Example.", "Spring")
 	require.NoError(t, err)
@@ -197,9 +204,7 @@ func TestRecordOldAddressErrors(t *testing.T) {
 	ctx := t.Context()
 	l, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("spring")})
 	require.NoError(t, err)
-	other, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("taken"),
-		AppID: &f.app.ID})
-	require.NoError(t, err)
+	other := f.appLink(t, "taken")
 	stranger := linkOrg(t, f.s, "stranger")
 
 	_, err = f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, " ", "spring")
@@ -228,10 +233,8 @@ func TestOldAddressIsTakenForNewLinks(t *testing.T) {
 	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDefaultDomain})
 	f := newLinkFixture(t, s, func(o *linking.LinkServiceOptions) { o.Cache = r; o.Random = random })
 	ctx := t.Context()
-	l, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("spring"),
-		AppID: &f.app.ID})
-	require.NoError(t, err)
-	_, err = f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, linkDefaultDomain, "spring")
+	l := f.appLink(t, "spring")
+	_, err := f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, linkDefaultDomain, "spring")
 	require.NoError(t, err)
 	_, err = f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, linkDefaultDomain, "aaaaaaa")
 	require.NoError(t, err)
@@ -265,10 +268,8 @@ func TestOldAddressIsTakenForNewLinks(t *testing.T) {
 func TestRecordOldAddressIsServedAtOnce(t *testing.T) {
 	f, r := oldAddressFixture(t)
 	ctx := t.Context()
-	l, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("spring"),
-		AppID: &f.app.ID})
-	require.NoError(t, err)
-	_, _, err = r.ResolveAddress(ctx, "old.hop.example", "spring")
+	l := f.appLink(t, "spring")
+	_, _, err := r.ResolveAddress(ctx, "old.hop.example", "spring")
 	requireCode(t, err, errcode.NotFound)
 
 	_, err = f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, "old.hop.example", "spring")
