@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/analytics"
-	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 )
 
@@ -40,10 +39,8 @@ func BenchmarkInsertClicksFile(b *testing.B) {
 				require.NoError(b, err)
 			}
 		}
-		o := newOrg(c, "acme")
-		require.NoError(b, s.CreateOrganization(ctx, o, nil))
-		l := newLink(c, o.ID, "hop.example", "spring")
-		require.NoError(b, s.CreateLink(ctx, l, linking.LinkQuota{}))
+		o := createOrg(b, s, c, "acme")
+		l := createLink(b, s, newLink(c, o.ID, "hop.example", "spring"))
 		batch := make([]analytics.Click, 500)
 		b.ReportAllocs()
 		before := processCPU(b)

@@ -312,10 +312,8 @@ func TestDeletingAnOrganizationDeletesItsClicks(t *testing.T) {
 func BenchmarkInsertClicks500(b *testing.B) {
 	run := func(b *testing.B, s *store.Store) {
 		ctx, c := b.Context(), newClock()
-		o := newOrg(c, "acme")
-		require.NoError(b, s.CreateOrganization(ctx, o, nil))
-		l := newLink(c, o.ID, "hop.example", "spring")
-		require.NoError(b, s.CreateLink(ctx, l, linking.LinkQuota{}))
+		o := createOrg(b, s, c, "acme")
+		l := createLink(b, s, newLink(c, o.ID, "hop.example", "spring"))
 		batch := make([]analytics.Click, 500)
 		b.ReportAllocs()
 		for b.Loop() {

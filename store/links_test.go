@@ -34,7 +34,7 @@ func newLink(c *clock, orgID uuid.UUID, domain, slug string) *linking.Link {
 	}
 }
 
-func createLink(t *testing.T, s *store.Store, l *linking.Link) *linking.Link {
+func createLink(t testing.TB, s *store.Store, l *linking.Link) *linking.Link {
 	t.Helper()
 	require.NoError(t, s.CreateLink(t.Context(), l, linking.LinkQuota{}))
 	return l

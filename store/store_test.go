@@ -48,7 +48,7 @@ func newOrg(c *clock, slug string) *org.Organization {
 	}
 }
 
-func createOrg(t *testing.T, s *store.Store, c *clock, slug string) *org.Organization {
+func createOrg(t testing.TB, s *store.Store, c *clock, slug string) *org.Organization {
 	t.Helper()
 	o := newOrg(c, slug)
 	require.NoError(t, s.CreateOrganization(t.Context(), o, nil))
