@@ -218,19 +218,14 @@ func checkState(res *Resolved, now time.Time) (*Resolved, error) {
 // lookup returns the link at key, whatever its state, nil when there is
 // none; at an old address, the moved link and moved true.
 func (r *Resolver) lookup(ctx context.Context, key linkKey, now time.Time) (res *Resolved, moved bool, err error) {
-	e, err := r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
-		return r.load(ctx, key)
-	})
+	e, err := r.entry(ctx, key, now)
 	if err != nil || e.moved == nil {
 		return e.res, false, err
 	}
 	// An old address: the link's own entry answers, so that a write that
 	// invalidates the link is seen here too.
 	for retried := false; ; retried = true {
-		to := e.moved.to
-		t, err := r.links.get(ctx, to, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
-			return r.load(ctx, to)
-		})
+		t, err := r.entry(ctx, e.moved.to, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -243,13 +238,19 @@ func (r *Resolver) lookup(ctx context.Context, key linkKey, now time.Time) (res 
 		// The link moved again or is gone since the old address was read:
 		// read the old address again.
 		r.links.invalidate(key)
-		e, err = r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
-			return r.load(ctx, key)
-		})
+		e, err = r.entry(ctx, key, now)
 		if err != nil || e.moved == nil {
 			return e.res, false, err
 		}
 	}
+}
+
+// entry returns the cache's entry for key, loading it when it is missing
+// or expired.
+func (r *Resolver) entry(ctx context.Context, key linkKey, now time.Time) (linkEntry, error) {
+	return r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
+		return r.load(ctx, key)
+	})
 }
 
 var (
