@@ -214,8 +214,7 @@ func (s *Store) createLink(ctx context.Context, l *linking.Link, quota linking.L
 			return errOldAddressTaken
 		}
 		if previous != "" {
-			taken, err := tx.NewSelect().Model((*linkRow)(nil)).
-				Where("l.domain = ? AND l.slug = ?", l.Domain, l.Slug).Exists(ctx)
+			taken, err := otherLinkAt(ctx, tx, l.Domain, l.Slug, l.ID)
 			if err != nil {
 				return err
 			}

@@ -122,8 +122,7 @@ func (s *Store) MoveLink(ctx context.Context, m *linking.LinkMove) error {
 		if domain != m.FromDomain || slug != m.FromSlug {
 			return linking.ErrLinkMoved
 		}
-		taken, err := tx.NewSelect().Model((*linkRow)(nil)).
-			Where("l.domain = ? AND l.slug = ? AND l.id <> ?", m.ToDomain, m.ToSlug, m.LinkID).Exists(ctx)
+		taken, err := otherLinkAt(ctx, tx, m.ToDomain, m.ToSlug, m.LinkID)
 		if err != nil {
 			return err
 		}

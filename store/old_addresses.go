@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -60,6 +59,13 @@ var errOldAddressTaken = fmt.Errorf("%w: the address is an old address of a move
 // errAddressTaken is RecordOldAddress's conflict when another link is at the address.
 var errAddressTaken = fmt.Errorf("%w: another link is at the address", errcode.ErrConflict)
 
+// otherLinkAt reports whether a link other than except is at domain/slug,
+// through the index links_domain_slug_key.
+func otherLinkAt(ctx context.Context, db bun.IDB, domain, slug string, except uuid.UUID) (bool, error) {
+	return db.NewSelect().Model((*linkRow)(nil)).
+		Where("l.domain = ? AND l.slug = ? AND l.id <> ?", domain, slug, except).Exists(ctx)
+}
+
 // oldAddressExists reports whether domain/slug is an old address.
 func oldAddressExists(ctx context.Context, tx bun.IDB, domain, slug string) (bool, error) {
 	return tx.NewSelect().Model((*oldAddressRow)(nil)).Where("oa.domain = ? AND oa.slug = ?", domain, slug).Exists(ctx)
@@ -75,15 +81,10 @@ func (s *Store) RecordOldAddress(ctx context.Context, a *linking.OldAddress) err
 		if err := lockAddress(ctx, tx, a.Domain, a.Slug); err != nil {
 			return err
 		}
-		ok, err := tx.NewSelect().Model((*linkRow)(nil)).Where("l.id = ? AND l.org_id = ?", a.LinkID, a.OrgID).Exists(ctx)
-		if err != nil {
-			return err
+		if _, _, err := linkAddress(ctx, tx, a.OrgID, a.LinkID); err != nil {
+			return err // sql.ErrNoRows when the link is not in a.OrgID
 		}
-		if !ok {
-			return sql.ErrNoRows
-		}
-		taken, err := tx.NewSelect().Model((*linkRow)(nil)).
-			Where("l.domain = ? AND l.slug = ? AND l.id <> ?", a.Domain, a.Slug, a.LinkID).Exists(ctx)
+		taken, err := otherLinkAt(ctx, tx, a.Domain, a.Slug, a.LinkID)
 		if err != nil {
 			return err
 		}
