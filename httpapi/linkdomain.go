@@ -257,11 +257,6 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 		h.log.WarnContext(r.Context(), "link target does not parse", "link_id", res.Link.ID, "err", err)
 		location = route.URL
 	}
-	hd := w.Header()
-	hd["Location"] = []string{location}
-	hd["Cache-Control"] = noStore
-	hd["Referrer-Policy"] = referrerPolicy
-	hd["Content-Type"] = htmlType
 	if h.opts.OnRedirect != nil {
 		h.opts.OnRedirect(r.Context(), RedirectEvent{
 			ClickID:        clickID,
@@ -279,11 +274,7 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 			Query:          r.URL.RawQuery,
 		})
 	}
-	w.WriteHeader(http.StatusFound)
-	if r.Method == http.MethodHead {
-		return
-	}
-	h.redirectBody(w, location)
+	h.writeRedirect(w, r, http.StatusFound, location)
 }
 
 // movedPermanently answers an old address of moved link l: 301 to l's short
@@ -295,20 +286,21 @@ func (h *LinkDomain) movedPermanently(w http.ResponseWriter, r *http.Request, l 
 	if r.URL.RawQuery != "" {
 		location += "?" + r.URL.RawQuery
 	}
+	h.writeRedirect(w, r, http.StatusMovedPermanently, location)
+}
+
+// writeRedirect answers with status and Location location, no-store, and,
+// unless the request is HEAD, the short body of a redirect.
+func (h *LinkDomain) writeRedirect(w http.ResponseWriter, r *http.Request, status int, location string) {
 	hd := w.Header()
 	hd["Location"] = []string{location}
 	hd["Cache-Control"] = noStore
 	hd["Referrer-Policy"] = referrerPolicy
 	hd["Content-Type"] = htmlType
-	w.WriteHeader(http.StatusMovedPermanently)
+	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	h.redirectBody(w, location)
-}
-
-// redirectBody writes the short body of a redirect to location.
-func (h *LinkDomain) redirectBody(w http.ResponseWriter, location string) {
 	escaped := template.HTMLEscapeString(location)
 	var b strings.Builder
 	b.Grow(len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail))
