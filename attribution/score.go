@@ -1,7 +1,9 @@
 package attribution
 
 import (
+	"bytes"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -151,7 +153,7 @@ func SessionsOf(clicks []Click, window time.Duration) []Session {
 	var out []Session
 	for _, k := range keys {
 		cs := byKey[k]
-		sort.SliceStable(cs, func(i, j int) bool { return newer(&cs[i], &cs[j]) })
+		SortNewestFirst(cs)
 		start := 0
 		for i := 1; i <= len(cs); i++ {
 			if i == len(cs) || cs[start].OccurredAt.Sub(cs[i].OccurredAt) > window {
@@ -170,11 +172,15 @@ func SessionsOf(clicks []Click, window time.Duration) []Session {
 	return out
 }
 
-func newer(a, b *Click) bool {
-	if !a.OccurredAt.Equal(b.OccurredAt) {
-		return a.OccurredAt.After(b.OccurredAt)
-	}
-	return a.ID.String() > b.ID.String()
+// SortNewestFirst orders clicks newest first by (OccurredAt, ID), the
+// order in which a Store returns them (ORDER BY occurred_at DESC, id DESC).
+func SortNewestFirst(clicks []Click) {
+	slices.SortFunc(clicks, func(a, b Click) int {
+		if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
+			return c
+		}
+		return bytes.Compare(b.ID[:], a.ID[:])
+	})
 }
 
 // Background is what the clicks on an IP key say about the devices behind

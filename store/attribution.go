@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -180,7 +179,7 @@ func (s *Store) candidateClicks(ctx context.Context, q attribution.CandidateQuer
 		return nil, s.err("candidate clicks", err)
 	}
 	if !ordered && len(out) <= q.Limit {
-		sortNewestFirst(out)
+		attribution.SortNewestFirst(out)
 	}
 	return out, nil
 }
@@ -208,16 +207,6 @@ func scanOrgClicks(rows *sql.Rows, orgID uuid.UUID) ([]attribution.Click, error)
 	return out, rows.Err()
 }
 
-// sortNewestFirst orders clicks newest first by (occurred_at, id), as the
-// queries' ORDER BY c.occurred_at DESC, c.id DESC would.
-func sortNewestFirst(clicks []attribution.Click) {
-	slices.SortFunc(clicks, func(a, b attribution.Click) int {
-		if c := b.OccurredAt.Compare(a.OccurredAt); c != 0 {
-			return c
-		}
-		return bytes.Compare(b.ID[:], a.ID[:])
-	})
-}
 
 // linkWindows sets the clicks' MatchWindowHours from their links, which
 // belong to orgID.
@@ -333,7 +322,7 @@ func (s *Store) keyBackground(ctx context.Context, q attribution.KeyQuery) ([]at
 	if err != nil {
 		return nil, s.err("key background", err)
 	}
-	sortNewestFirst(out)
+	attribution.SortNewestFirst(out)
 	if len(out) > q.Background {
 		out = out[:q.Background]
 	}
@@ -455,8 +444,8 @@ func (s *Store) keyClicksPG(ctx context.Context, q attribution.KeyQuery) (attrib
 		return attribution.KeyRead{}, s.err("key clicks", err)
 	}
 	// Each arm is ordered; their union need not be.
-	sortNewestFirst(read.Clicks)
-	sortNewestFirst(read.Background)
+	attribution.SortNewestFirst(read.Clicks)
+	attribution.SortNewestFirst(read.Background)
 	read.Busy = n >= q.Limit
 	return read, nil
 }
