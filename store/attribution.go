@@ -207,7 +207,6 @@ func scanOrgClicks(rows *sql.Rows, orgID uuid.UUID) ([]attribution.Click, error)
 	return out, rows.Err()
 }
 
-
 // linkWindows sets the clicks' MatchWindowHours from their links, which
 // belong to orgID.
 func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attribution.Click) error {
