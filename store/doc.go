@@ -1,8 +1,11 @@
 // Package store is Hoplink's storage on bun: it opens SQLite or PostgreSQL
 // from a DSN (Open), runs the schema migrations of store/migrations (Migrate,
-// Rollback), and implements the Store interfaces that the service packages
-// declare (auth.KeyStore, org.Store, and later linking.Store and the others)
-// on one type, *Store.
+// Rollback), and implements on one type, *Store, the store interfaces that
+// the service packages declare: auth.KeyStore; org.Store,
+// org.ParameterStore, org.TeamStore and org.InvitationStore;
+// linking.LinkStore, linking.AppStore, linking.DomainStore,
+// linking.MoveChoiceStore and linking.ResolveStore; attribution.Store;
+// analytics.Store and analytics.UsageStore; account.Store; audit.Store.
 //
 // Rules every repository here follows:
 //   - Tenancy: every query on a row that belongs to an organization is scoped
