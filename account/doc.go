@@ -1,19 +1,21 @@
 // Package account owns dashboard sign-in (SPEC.md, Authentication rule 11):
 // sessions, authenticator-app two-factor authentication with backup codes,
 // password changes, failed-sign-in lockout and the organizations' security
-// policies. Users themselves (email, argon2id password hash) and memberships
-// stay in package org; the password policy lives in account/passwordpolicy,
-// a leaf that org also calls, because account imports org.
+// policies. Users themselves (identity.User: email, argon2id password hash),
+// password hashing and the password policy belong to package identity, and
+// organizations and memberships to package org.
 //
-// It depends on a Store interface that package store implements. It imports
-// neither store, httpapi, bun, fx nor net/http; the sign-in pages and the
-// /v1/organizations/{id}/security endpoints live in httpapi, and the audit
-// log in package audit, whose events the adapters write.
+// It depends on a Store interface that package store implements, which also
+// reads users and changes their passwords, and on identity. It imports
+// neither org, store, httpapi, bun, fx nor net/http; the sign-in pages and
+// the /v1/organizations/{id}/security endpoints live in httpapi, and the
+// audit log in package audit, whose events the adapters write.
 //
 // Decisions:
 //
-//   - Passwords: at least 10 and at most 256 characters, not on an embedded
-//     list of about 3,000 common passwords of ten characters or more (compared
+//   - Passwords follow identity's policy (identity.CheckPassword): at least
+//     10 and at most 256 characters, not on an embedded list of about 3,000
+//     common passwords of ten characters or more (compared
 //     case-insensitively), not the email or its local part.
 //   - TOTP: RFC 6238 with SHA-1, six digits and 30-second steps, written
 //     against the standard library (about forty lines, checked against the

@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hoplink/hoplink/account/passwordpolicy"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 )
-
-// CheckPassword is the password policy (see package passwordpolicy):
-// nil, or a VALIDATION_ERROR on the field "password".
-func CheckPassword(password, email string) error { return passwordpolicy.Check(password, email) }
 
 // ChangePassword changes the password of the user signed in with token,
 // after checking the current password (a wrong one is a VALIDATION_ERROR on
@@ -38,8 +33,8 @@ func (s *Service) ChangePassword(ctx context.Context, token, current, next strin
 // SetPassword sets the password of the user with email, for operators
 // recovering an account (hoplink user set-password): the policy applies and
 // every session of the user is revoked. NOT_FOUND when there is no such user.
-func (s *Service) SetPassword(ctx context.Context, email, password string) (*org.User, error) {
-	n, err := org.NormalizeEmail(email)
+func (s *Service) SetPassword(ctx context.Context, email, password string) (*identity.User, error) {
+	n, err := identity.NormalizeEmail(email)
 	if err != nil {
 		return nil, err
 	}
@@ -57,11 +52,11 @@ func (s *Service) SetPassword(ctx context.Context, email, password string) (*org
 	return u, nil
 }
 
-func (s *Service) setPassword(ctx context.Context, u *org.User, password string) error {
-	if err := passwordpolicy.Check(password, u.Email); err != nil {
+func (s *Service) setPassword(ctx context.Context, u *identity.User, password string) error {
+	if err := identity.CheckPassword(password, u.Email); err != nil {
 		return err
 	}
-	hash, err := org.HashPassword(password)
+	hash, err := identity.HashPassword(password)
 	if err != nil {
 		return err
 	}

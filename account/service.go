@@ -18,9 +18,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hoplink/hoplink/account/passwordpolicy"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 )
 
 // Defaults of Options.
@@ -90,7 +89,7 @@ func NewService(store Store, serverSecret []byte, opts Options) (*Service, error
 	}
 	// Unknown emails are checked against this hash, so that they cost the
 	// same argon2id work as known ones.
-	dummy, err := org.HashPassword(rand.Text())
+	dummy, err := identity.HashPassword(rand.Text())
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +99,7 @@ func NewService(store Store, serverSecret []byte, opts Options) (*Service, error
 	return &Service{store: store, box: box, opts: opts, dummyHash: dummy, hashing: make(chan struct{}, opts.MaxHashing)}, nil
 }
 
-// verifyPassword checks password against hash (org.VerifyPassword) once
+// verifyPassword checks password against hash (identity.VerifyPassword) once
 // fewer than MaxHashing checks run; ctx's error when it ends first.
 func (s *Service) verifyPassword(ctx context.Context, hash, password string) (bool, error) {
 	if err := ctx.Err(); err != nil {
@@ -112,7 +111,7 @@ func (s *Service) verifyPassword(ctx context.Context, hash, password string) (bo
 		return false, ctx.Err()
 	}
 	defer func() { <-s.hashing }()
-	return org.VerifyPassword(hash, password)
+	return identity.VerifyPassword(hash, password)
 }
 
 func (s *Service) now() time.Time { return s.opts.Clock().UTC().Truncate(time.Millisecond) }
@@ -193,7 +192,7 @@ func validToken(token string) bool {
 }
 
 func emailKey(email string) string {
-	if n, err := org.NormalizeEmail(email); err == nil {
+	if n, err := identity.NormalizeEmail(email); err == nil {
 		return "email:" + n
 	}
 	return "email:" + strings.ToLower(strings.TrimSpace(email))
@@ -236,8 +235,8 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	now := s.now()
 	keys := []string{emailKey(email), ipKey(c.IP)}
 	locked := s.wait(now, keys...)
-	var u *org.User
-	if n, err := org.NormalizeEmail(email); err == nil {
+	var u *identity.User
+	if n, err := identity.NormalizeEmail(email); err == nil {
 		u, err = s.store.UserByEmail(ctx, n)
 		if err != nil && !errors.Is(err, errcode.ErrNotFound) {
 			return nil, err
@@ -259,7 +258,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 	// An over-long password is refused after the same work, on the dummy
 	// hash, so that its length cannot make hashing expensive.
 	pw := password
-	if utf8.RuneCountInString(pw) > passwordpolicy.MaxLength {
+	if utf8.RuneCountInString(pw) > identity.MaxPasswordLength {
 		pw, hash, u = "", s.dummyHash, nil
 	}
 	ok, err := s.verifyPassword(ctx, hash, pw)
@@ -469,7 +468,7 @@ func (s *Service) issue(ctx context.Context, userID uuid.UUID, twoFactor bool, c
 
 // Authenticated is a request's signed-in user.
 type Authenticated struct {
-	User    org.User
+	User    identity.User
 	Session Session
 	// Policy is the user's effective policy now.
 	Policy Policy

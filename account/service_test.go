@@ -16,6 +16,7 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -51,14 +52,14 @@ func newEnv(t *testing.T) *env {
 	return &env{t: t, store: s, clock: c, orgs: org.NewService(s, nil, c.Now, nil), svc: svc}
 }
 
-func (e *env) user(email string) *org.User {
+func (e *env) user(email string) *identity.User {
 	e.t.Helper()
 	u, err := e.orgs.CreateUser(e.t.Context(), email, goodPassword)
 	require.NoError(e.t, err)
 	return u
 }
 
-func (e *env) org(name string, members ...*org.User) uuid.UUID {
+func (e *env) org(name string, members ...*identity.User) uuid.UUID {
 	e.t.Helper()
 	o, _, err := e.orgs.Create(e.t.Context(), name, "")
 	require.NoError(e.t, err)
@@ -79,7 +80,7 @@ func (e *env) signIn(email string) *account.IssuedSession {
 
 // enrol enables two-factor authentication for u and returns the raw secret
 // and the backup codes.
-func (e *env) enrol(u *org.User) ([]byte, []string) {
+func (e *env) enrol(u *identity.User) ([]byte, []string) {
 	e.t.Helper()
 	en, err := e.svc.StartTOTP(e.t.Context(), u.ID)
 	require.NoError(e.t, err)

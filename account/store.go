@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 )
 
 // Session is a signed-in browser. Its token (the cookie value) is never
@@ -57,7 +57,7 @@ type TOTP struct {
 // two-factor authentication enabled.
 type SessionUser struct {
 	Session          Session
-	User             org.User
+	User             identity.User
 	TwoFactorEnabled bool
 }
 
@@ -68,9 +68,9 @@ type SessionUser struct {
 type Store interface {
 	// UserByEmail returns the user with that normalized email;
 	// errcode.ErrNotFound when none.
-	UserByEmail(ctx context.Context, email string) (*org.User, error)
+	UserByEmail(ctx context.Context, email string) (*identity.User, error)
 	// UserByID returns user id; errcode.ErrNotFound when none.
-	UserByID(ctx context.Context, id uuid.UUID) (*org.User, error)
+	UserByID(ctx context.Context, id uuid.UUID) (*identity.User, error)
 	// UpdatePassword sets the user's password hash and updated_at and, in
 	// the same transaction, deletes every session and pending sign-in of the
 	// user; errcode.ErrNotFound when the user does not exist.

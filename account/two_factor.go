@@ -7,9 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hoplink/hoplink/account/passwordpolicy"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 )
 
 // TOTPEnrolment is a started enrolment: the secret to type into an
@@ -155,7 +154,7 @@ func (s *Service) DisableTOTP(ctx context.Context, userID uuid.UUID, password, c
 	return err
 }
 
-func (s *Service) user(ctx context.Context, userID uuid.UUID) (*org.User, error) {
+func (s *Service) user(ctx context.Context, userID uuid.UUID) (*identity.User, error) {
 	u, err := s.store.UserByID(ctx, userID)
 	if errors.Is(err, errcode.ErrNotFound) {
 		return nil, errcode.New(errcode.NotFound, "user not found")
@@ -165,7 +164,7 @@ func (s *Service) user(ctx context.Context, userID uuid.UUID) (*org.User, error)
 
 // checkPassword verifies userID's password for a sensitive change, under
 // the account's lockout; a wrong password is a VALIDATION_ERROR on field.
-func (s *Service) checkPassword(ctx context.Context, userID uuid.UUID, password, field string) (*org.User, error) {
+func (s *Service) checkPassword(ctx context.Context, userID uuid.UUID, password, field string) (*identity.User, error) {
 	u, err := s.user(ctx, userID)
 	if err != nil {
 		return nil, err
@@ -175,7 +174,7 @@ func (s *Service) checkPassword(ctx context.Context, userID uuid.UUID, password,
 	if err := s.wait(now, key); err != nil {
 		return nil, err
 	}
-	if utf8.RuneCountInString(password) > passwordpolicy.MaxLength {
+	if utf8.RuneCountInString(password) > identity.MaxPasswordLength {
 		password = ""
 	}
 	ok, err := s.verifyPassword(ctx, u.PasswordHash, password)

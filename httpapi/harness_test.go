@@ -22,6 +22,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/httpapi/apitest"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -113,7 +114,7 @@ type harness struct {
 	// many: hashing a password with argon2id is slow, so each harness
 	// creates only as many users as its largest organization has members.
 	mu    sync.Mutex
-	users []*org.User
+	users []*identity.User
 	taken map[uuid.UUID]int // organization id -> users of the pool in it
 }
 
@@ -200,7 +201,7 @@ func (h *harness) newOrg(t testing.TB, name string) *testOrg {
 
 // userFor returns a user who is not yet a member of o, created through
 // org.Service.CreateUser when every user of the pool is.
-func (h *harness) userFor(t testing.TB, o *testOrg) *org.User {
+func (h *harness) userFor(t testing.TB, o *testOrg) *identity.User {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()

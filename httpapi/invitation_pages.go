@@ -23,7 +23,7 @@ import (
 //     here and a form that creates the account of the invited email.
 //   - POST /invitations/{token}/account (password, password_confirm) creates
 //     the account through org.Service.CreateUser (the password policy of
-//     package passwordpolicy applies), signs it in and comes back to the page.
+//     package identity applies), signs it in and comes back to the page.
 //   - POST /invitations/{token}/accept makes the signed-in user a member with
 //     the invited role and marks the invitation accepted in one
 //     transaction, records member.added with the user as actor, and goes to

@@ -97,7 +97,7 @@ type LinkDomainOptions struct {
 	// PasswordRule limits password attempts; if zero, DefaultPasswordRule.
 	PasswordRule ratelimit.Rule
 	// VerifyPassword checks a link password against its stored hash;
-	// org.VerifyPassword (argon2id) when nil.
+	// identity.VerifyPassword (argon2id) when nil.
 	VerifyPassword func(hash, password string) (bool, error)
 }
 

@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
-	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -82,7 +82,7 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 		g.rule = DefaultPasswordRule
 	}
 	if g.verify == nil {
-		g.verify = org.VerifyPassword
+		g.verify = identity.VerifyPassword
 	}
 	return g
 }

@@ -21,8 +21,8 @@ import (
 
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
-	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -54,7 +54,7 @@ func newPWHarness(t *testing.T, s *store.Store) *pwHarness {
 		VerifyPassword: func(hash, password string) (bool, error) {
 			want, ok := strings.CutPrefix(hash, "fast:")
 			if !ok {
-				return false, org.ErrBadHash
+				return false, identity.ErrBadHash
 			}
 			return subtle.ConstantTimeCompare([]byte(want), []byte(password)) == 1, nil
 		},
@@ -436,7 +436,7 @@ func (s stubResolver) AppForDomain(context.Context, string) (*linking.App, error
 }
 
 func TestLinkPasswordArgon2idByDefault(t *testing.T) {
-	hash, err := org.HashPassword("open sesame")
+	hash, err := identity.HashPassword("open sesame")
 	require.NoError(t, err)
 	l := &linking.Link{ID: uuid.Must(uuid.NewV7()), Slug: "secret", Domain: linkDomain,
 		DestinationURL: "https://shop.example/", IsActive: true, PasswordHash: &hash}

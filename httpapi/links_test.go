@@ -18,6 +18,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -50,7 +51,7 @@ func newLinkHarness(t *testing.T, s *store.Store, slowHash bool) *linkHarness {
 			lh.hashes++
 			lh.mu.Unlock()
 			if slowHash {
-				return org.HashPassword(pw)
+				return identity.HashPassword(pw)
 			}
 			return "fast:" + pw, nil
 		}
@@ -210,7 +211,7 @@ func TestCreateLink(t *testing.T) {
 			require.NoError(t, err)
 			require.NotNil(t, stored.PasswordHash)
 			assert.True(t, strings.HasPrefix(*stored.PasswordHash, "$argon2id$"), "stored as an argon2id hash")
-			ok, err := org.VerifyPassword(*stored.PasswordHash, "open sesame")
+			ok, err := identity.VerifyPassword(*stored.PasswordHash, "open sesame")
 			require.NoError(t, err)
 			assert.True(t, ok)
 		})

@@ -97,7 +97,7 @@
 //     a LinkStore, the apps (LinkApps), the organization's plan (OrgReader)
 //     and its live custom domains (CustomDomains: DomainService, or
 //     NoCustomDomains where there are none). It takes its clock, randomness and password
-//     hasher as options.
+//     hasher as options (identity.HashPassword, the users' hasher, by default).
 //   - Slug uniqueness and the monthly link limit are the store's, decided in
 //     the insert's transaction (LinkStore.CreateLink): a unique index on
 //     (domain, slug), and a count of the links created since the billing

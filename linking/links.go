@@ -16,6 +16,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
 )
@@ -70,7 +71,8 @@ type LinkServiceOptions struct {
 	Clock func() time.Time
 	// Random is the source of generated slugs; crypto/rand when nil.
 	Random io.Reader
-	// HashPassword hashes link passwords; org.HashPassword (argon2id) when nil.
+	// HashPassword hashes link passwords; identity.HashPassword (argon2id)
+	// when nil.
 	HashPassword func(password string) (string, error)
 	// Cache is told of every link created, changed or deleted, so that the
 	// link-domain cache of this process (a *Resolver) serves the change at
@@ -122,7 +124,7 @@ func NewLinkService(links LinkStore, apps LinkApps, orgs OrgReader, opts LinkSer
 		s.random = rand.Reader
 	}
 	if s.hash == nil {
-		s.hash = org.HashPassword
+		s.hash = identity.HashPassword
 	}
 	return s
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/org"
@@ -155,14 +156,14 @@ func (h *harness) newOrg(t testing.TB, name string) *testOrg {
 }
 
 // newUser creates a user (argon2id: slow, so tests make few).
-func (h *harness) newUser(t testing.TB) *org.User {
+func (h *harness) newUser(t testing.TB) *identity.User {
 	t.Helper()
 	u, err := h.orgs.CreateUser(context.Background(), "user-"+uuid.NewString()+"@example.com", "correct horse battery")
 	require.NoError(t, err)
 	return u
 }
 
-func (h *harness) addMember(t testing.TB, o *testOrg, u *org.User, role auth.Role) {
+func (h *harness) addMember(t testing.TB, o *testOrg, u *identity.User, role auth.Role) {
 	t.Helper()
 	_, err := h.orgs.AddMember(context.Background(), o.ID, u.Email, role)
 	require.NoError(t, err)

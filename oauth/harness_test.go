@@ -25,6 +25,7 @@ import (
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/oauth"
@@ -112,7 +113,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 }
 
 // member creates a user with testPassword in a new organization with role.
-func (h *harness) member(t testing.TB, orgName string, role auth.Role) (*org.User, *org.Organization) {
+func (h *harness) member(t testing.TB, orgName string, role auth.Role) (*identity.User, *org.Organization) {
 	t.Helper()
 	ctx := context.Background()
 	o, _, err := h.orgs.Create(ctx, orgName, "")

@@ -1,9 +1,11 @@
-// Package org owns organizations (the tenant), their plans and limits, users
-// with their password hashes, and memberships with roles.
+// Package org owns organizations (the tenant), their plans and limits, and
+// memberships with roles. Users themselves (identity.User), password hashing
+// and the password policy belong to package identity; Service.CreateUser
+// applies identity's rules and stores the user through this package's Store.
 //
-// It depends on a Store interface that package store implements, and on auth
-// for roles and the bootstrap key. It imports neither store, httpapi, bun
-// nor fx.
+// It depends on a Store interface that package store implements, on auth
+// for roles and the bootstrap key, and on identity for users. It imports
+// neither store, httpapi, bun nor fx.
 //
 // Plans and their limits (Hoplink's documented defaults):
 //

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/identity"
 )
 
 // InvitationValidity is how long an invitation can be accepted (our design;
@@ -40,7 +41,7 @@ const (
 type Invitation struct {
 	ID    uuid.UUID `json:"id"`
 	OrgID uuid.UUID `json:"org_id"`
-	// Email is normalized (NormalizeEmail).
+	// Email is normalized (identity.NormalizeEmail).
 	Email string    `json:"email"`
 	Role  auth.Role `json:"role"`
 	// InvitedBy is the member whose key created the invitation; nil for a
@@ -223,7 +224,7 @@ func (s *Invitations) Create(ctx context.Context, p *auth.Principal, in CreateIn
 	var email string
 	if in.Email == nil {
 		fields = append(fields, errcode.FieldError{Field: "email", Message: "is required"})
-	} else if e, err := NormalizeEmail(*in.Email); err != nil {
+	} else if e, err := identity.NormalizeEmail(*in.Email); err != nil {
 		fields = append(fields, errcode.FieldError{Field: "email", Message: "must be an email address of at most 255 characters"})
 	} else {
 		email = e
@@ -420,7 +421,7 @@ func (s *Invitations) Accept(ctx context.Context, token string, userID uuid.UUID
 	if off.State != InvitationPending {
 		return nil, nil, notPending(off.State)
 	}
-	if norm, err := NormalizeEmail(email); err != nil || norm != off.Email {
+	if norm, err := identity.NormalizeEmail(email); err != nil || norm != off.Email {
 		return nil, nil, errcode.Newf(errcode.Forbidden, "this invitation is for %s; sign in with that email to accept it", off.Email)
 	}
 	o := off.org

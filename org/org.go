@@ -20,16 +20,6 @@ type Organization struct {
 	UpdatedAt          time.Time `json:"updated_at"`
 }
 
-// User is a person who can sign in and be a member of organizations.
-type User struct {
-	ID    uuid.UUID
-	Email string
-	// PasswordHash is an argon2id hash in PHC string form; never shown.
-	PasswordHash string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
-
 // Member is a user's membership of an organization.
 type Member struct {
 	OrgID     uuid.UUID

@@ -7,16 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
-	"github.com/hoplink/hoplink/account/passwordpolicy"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/identity"
 )
 
 // Forgetter drops cached authentications when an organization or a
@@ -216,31 +215,18 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID, c
 	return o, nil
 }
 
-// NormalizeEmail trims and lowercases email and checks that it is a single
-// address of at most 255 characters.
-func NormalizeEmail(email string) (string, error) {
-	email = strings.ToLower(strings.TrimSpace(email))
-	if email == "" || len(email) > 255 {
-		return "", errcode.Field("email", "must be an email address of at most 255 characters")
-	}
-	a, err := mail.ParseAddress(email)
-	if err != nil || a.Address != email || a.Name != "" {
-		return "", errcode.Field("email", "must be an email address")
-	}
-	return email, nil
-}
-
-// CreateUser creates a user with email and password. The password must pass
-// passwordpolicy.Check (length, common passwords, not the email).
-func (s *Service) CreateUser(ctx context.Context, email, password string) (*User, error) {
-	email, err := NormalizeEmail(email)
+// CreateUser creates a user with email and password. The email is
+// normalized (identity.NormalizeEmail) and the password must pass
+// identity.CheckPassword (length, common passwords, not the email).
+func (s *Service) CreateUser(ctx context.Context, email, password string) (*identity.User, error) {
+	email, err := identity.NormalizeEmail(email)
 	if err != nil {
 		return nil, err
 	}
-	if err := passwordpolicy.Check(password, email); err != nil {
+	if err := identity.CheckPassword(password, email); err != nil {
 		return nil, err
 	}
-	hash, err := HashPassword(password)
+	hash, err := identity.HashPassword(password)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +235,7 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (*User
 		return nil, err
 	}
 	now := s.clock().UTC().Truncate(time.Millisecond)
-	u := &User{ID: id, Email: email, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	u := &identity.User{ID: id, Email: email, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
 	if err := s.store.CreateUser(ctx, u); err != nil {
 		if errors.Is(err, errcode.ErrConflict) {
 			return nil, errcode.Field("email", "a user with this email exists")
@@ -259,8 +245,8 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (*User
 	return u, nil
 }
 
-func (s *Service) userByEmail(ctx context.Context, email string) (*User, error) {
-	email, err := NormalizeEmail(email)
+func (s *Service) userByEmail(ctx context.Context, email string) (*identity.User, error) {
+	email, err := identity.NormalizeEmail(email)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/identity"
 )
 
 // Store is the storage that organizations, users and members need.
@@ -30,10 +31,10 @@ type Store interface {
 	DeleteOrganization(ctx context.Context, id uuid.UUID) error
 
 	// CreateUser inserts u; errcode.ErrConflict when the email is taken.
-	CreateUser(ctx context.Context, u *User) error
+	CreateUser(ctx context.Context, u *identity.User) error
 	// UserByEmail returns the user with that (normalized) email;
 	// errcode.ErrNotFound when none.
-	UserByEmail(ctx context.Context, email string) (*User, error)
+	UserByEmail(ctx context.Context, email string) (*identity.User, error)
 
 	// AddMember inserts m; errcode.ErrConflict when the user is already a
 	// member of the organization.

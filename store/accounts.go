@@ -13,7 +13,7 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 )
 
 var _ account.Store = (*Store)(nil)
@@ -121,7 +121,7 @@ type backupCodeRow struct {
 }
 
 // UserByID implements account.Store.
-func (s *Store) UserByID(ctx context.Context, id uuid.UUID) (*org.User, error) {
+func (s *Store) UserByID(ctx context.Context, id uuid.UUID) (*identity.User, error) {
 	var row userRow
 	if err := s.db.NewSelect().Model(&row).Where("u.id = ?", id).Scan(ctx); err != nil {
 		return nil, s.err("user by id", err)
@@ -262,7 +262,7 @@ func (s *Store) SessionByTokenHash(ctx context.Context, hash string) (*account.S
 	}
 	return &account.SessionUser{
 		Session: toSession(&row),
-		User: org.User{
+		User: identity.User{
 			ID: row.UserID, Email: row.UserEmail, PasswordHash: row.UserPasswordHash,
 			CreatedAt: utc(row.UserCreatedAt), UpdatedAt: utc(row.UserUpdatedAt),
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/org"
 )
 
@@ -22,7 +23,7 @@ type userRow struct {
 	UpdatedAt    time.Time
 }
 
-func fromUser(u *org.User) *userRow {
+func fromUser(u *identity.User) *userRow {
 	return &userRow{
 		ID:           u.ID,
 		Email:        u.Email,
@@ -32,8 +33,8 @@ func fromUser(u *org.User) *userRow {
 	}
 }
 
-func toUser(r *userRow) org.User {
-	return org.User{
+func toUser(r *userRow) identity.User {
+	return identity.User{
 		ID:           r.ID,
 		Email:        r.Email,
 		PasswordHash: r.PasswordHash,
@@ -77,14 +78,14 @@ func toMember(r *memberRow) org.Member {
 }
 
 // CreateUser implements org.Store.
-func (s *Store) CreateUser(ctx context.Context, u *org.User) error {
+func (s *Store) CreateUser(ctx context.Context, u *identity.User) error {
 	_, err := s.db.NewInsert().Model(fromUser(u)).Exec(ctx)
 	return s.err("create user", err)
 }
 
 // UserByEmail implements org.Store. The email is compared as stored: the
 // service normalizes it first.
-func (s *Store) UserByEmail(ctx context.Context, email string) (*org.User, error) {
+func (s *Store) UserByEmail(ctx context.Context, email string) (*identity.User, error) {
 	var row userRow
 	if err := s.db.NewSelect().Model(&row).Where("u.email = ?", email).Scan(ctx); err != nil {
 		return nil, s.err("user by email", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -55,19 +56,19 @@ func createOrg(t testing.TB, s *store.Store, c *clock, slug string) *org.Organiz
 	return o
 }
 
-func newUser(c *clock, email string) *org.User {
+func newUser(c *clock, email string) *identity.User {
 	at := c.next()
-	return &org.User{ID: uuid.Must(uuid.NewV7()), Email: email, PasswordHash: "$argon2id$hash", CreatedAt: at, UpdatedAt: at}
+	return &identity.User{ID: uuid.Must(uuid.NewV7()), Email: email, PasswordHash: "$argon2id$hash", CreatedAt: at, UpdatedAt: at}
 }
 
-func createUser(t *testing.T, s *store.Store, c *clock, email string) *org.User {
+func createUser(t *testing.T, s *store.Store, c *clock, email string) *identity.User {
 	t.Helper()
 	u := newUser(c, email)
 	require.NoError(t, s.CreateUser(t.Context(), u))
 	return u
 }
 
-func addMember(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID, u *org.User, role auth.Role) *org.Member {
+func addMember(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID, u *identity.User, role auth.Role) *org.Member {
 	t.Helper()
 	at := c.next()
 	m := &org.Member{OrgID: orgID, UserID: u.ID, Email: u.Email, Role: role, CreatedAt: at, UpdatedAt: at}

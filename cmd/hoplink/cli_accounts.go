@@ -11,8 +11,8 @@ import (
 
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/internal/app"
-	"github.com/hoplink/hoplink/org"
 )
 
 // setPasswordCommand is `hoplink user set-password --email E
@@ -57,7 +57,7 @@ func (e *cliEnv) record(ctx context.Context, ops *app.Ops, ev audit.Event) {
 // memberID returns the user id of the member of orgID with email, or nil
 // when there is none (the removal then fails with its own error).
 func memberID(ctx context.Context, ops *app.Ops, orgID uuid.UUID, email string) *uuid.UUID {
-	n, err := org.NormalizeEmail(email)
+	n, err := identity.NormalizeEmail(email)
 	if err != nil {
 		return nil
 	}

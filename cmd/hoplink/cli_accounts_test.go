@@ -12,7 +12,7 @@ import (
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/store"
 )
 
@@ -67,7 +67,7 @@ func TestUserSetPassword(t *testing.T) {
 	assert.Equal(t, errcode.Unauthorized, errcode.CodeOf(err), "every session of the user has ended")
 	stored, err := s.UserByEmail(ctx, "ann@example.com")
 	require.NoError(t, err)
-	match, err := org.VerifyPassword(stored.PasswordHash, "a new passphrase for ann")
+	match, err := identity.VerifyPassword(stored.PasswordHash, "a new passphrase for ann")
 	require.NoError(t, err)
 	assert.True(t, match, "the new password is set")
 

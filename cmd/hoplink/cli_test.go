@@ -18,6 +18,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 )
@@ -539,7 +540,7 @@ func TestUsersAndMembers(t *testing.T) {
 		stored, err := s.UserByEmail(ctx, "a@example.com")
 		require.NoError(t, err)
 		assert.NotContains(t, stored.PasswordHash, "correct horse")
-		match, err := org.VerifyPassword(stored.PasswordHash, "correct horse battery staple")
+		match, err := identity.VerifyPassword(stored.PasswordHash, "correct horse battery staple")
 		require.NoError(t, err)
 		assert.True(t, match, "only the first line of stdin is the password")
 	})

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/store"
 )
 
@@ -30,7 +30,7 @@ func TestUserCreate(t *testing.T) {
 	require.NoError(t, s.Close())
 	assert.Equal(t, id, u.ID.String())
 	assert.NotContains(t, u.PasswordHash, "correct horse battery staple", "only a hash is stored")
-	match, err := org.VerifyPassword(u.PasswordHash, "correct horse battery staple")
+	match, err := identity.VerifyPassword(u.PasswordHash, "correct horse battery staple")
 	require.NoError(t, err)
 	assert.True(t, match)
 

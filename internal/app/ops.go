@@ -11,6 +11,7 @@ import (
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -70,7 +71,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 // made for this call alone, keyed with a random secret rather than the
 // server secret: setting a password never reads or writes the TOTP secrets
 // that key seals.
-func (o *Ops) SetPassword(ctx context.Context, email, password string) (*org.User, error) {
+func (o *Ops) SetPassword(ctx context.Context, email, password string) (*identity.User, error) {
 	svc, err := account.NewService(o.store, []byte(rand.Text()+rand.Text()), account.Options{})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package passwordpolicy
+package identity
 
 import (
 	_ "embed"
@@ -10,15 +10,15 @@ import (
 )
 
 const (
-	// MinLength is the fewest characters (Unicode code points) a password
-	// may have. It equals org.MinPasswordLength.
-	MinLength = 10
-	// MaxLength is the most characters a password may have. It bounds the
-	// work of hashing a password someone else chose.
-	MaxLength = 256
+	// MinPasswordLength is the fewest characters (Unicode code points) a
+	// password may have.
+	MinPasswordLength = 10
+	// MaxPasswordLength is the most characters a password may have. It
+	// bounds the work of hashing a password someone else chose.
+	MaxPasswordLength = 256
 )
 
-// commonList holds the most common passwords of MinLength characters or
+// commonList holds the most common passwords of MinPasswordLength characters or
 // more, lowercase, one a line: frequent leaked passwords and the usual
 // variants of frequent words (a number, a year or an exclamation mark
 // appended).
@@ -31,9 +31,9 @@ var (
 	common     map[string]struct{}
 )
 
-// IsCommon reports whether password is on the embedded list of common
+// IsCommonPassword reports whether password is on the embedded list of common
 // passwords, ignoring case and surrounding white space.
-func IsCommon(password string) bool {
+func IsCommonPassword(password string) bool {
 	commonOnce.Do(func() {
 		lines := strings.Split(commonList, "\n")
 		common = make(map[string]struct{}, len(lines))
@@ -47,18 +47,18 @@ func IsCommon(password string) bool {
 	return ok
 }
 
-// Check returns nil when password may be chosen by the user whose email is
+// CheckPassword returns nil when password may be chosen by the user whose email is
 // email (email may be empty when unknown), and otherwise a VALIDATION_ERROR
 // on the field "password" whose message says what to change. Length counts
 // characters, not bytes.
-func Check(password, email string) error {
+func CheckPassword(password, email string) error {
 	n := utf8.RuneCountInString(password)
 	switch {
-	case n < MinLength:
+	case n < MinPasswordLength:
 		return errcode.Field("password", "must be at least 10 characters")
-	case n > MaxLength:
+	case n > MaxPasswordLength:
 		return errcode.Field("password", "must be at most 256 characters")
-	case IsCommon(password):
+	case IsCommonPassword(password):
 		return errcode.Field("password", "is one of the most common passwords; choose a less predictable one")
 	}
 	if email = strings.ToLower(strings.TrimSpace(email)); email != "" {

@@ -1,4 +1,4 @@
-package org
+package identity
 
 import (
 	"crypto/rand"
@@ -11,9 +11,6 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// MinPasswordLength is the shortest password a user may choose.
-const MinPasswordLength = 10
-
 // argon2id parameters (RFC 9106's second recommended option, with less memory
 // so that a small server can sign in many users at once).
 const (
@@ -24,7 +21,8 @@ const (
 	argonSaltLen = 16
 )
 
-// HashPassword returns an argon2id hash of password in PHC string form.
+// HashPassword returns an argon2id hash of password in PHC string form, with
+// a new random salt each time. It hashes user and link passwords alike.
 func HashPassword(password string) (string, error) {
 	salt := make([]byte, argonSaltLen)
 	if _, err := rand.Read(salt); err != nil {
@@ -37,9 +35,11 @@ func HashPassword(password string) (string, error) {
 }
 
 // ErrBadHash means a stored password hash cannot be read.
-var ErrBadHash = errors.New("org: unreadable password hash")
+var ErrBadHash = errors.New("identity: unreadable password hash")
 
-// VerifyPassword reports, in constant time, whether password matches hash.
+// VerifyPassword reports, in constant time, whether password matches hash,
+// a hash HashPassword made (its parameters are read from the hash). It
+// returns ErrBadHash when hash is not an argon2id hash in PHC string form.
 func VerifyPassword(hash, password string) (bool, error) {
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {

@@ -1,4 +1,4 @@
-package passwordpolicy_test
+package identity_test
 
 import (
 	"strings"
@@ -7,16 +7,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/hoplink/hoplink/account/passwordpolicy"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/identity"
 )
 
-func TestMinLengthIsOrgs(t *testing.T) {
-	assert.Equal(t, org.MinPasswordLength, passwordpolicy.MinLength)
-}
-
-func TestCheck(t *testing.T) {
+func TestCheckPassword(t *testing.T) {
 	tests := []struct {
 		name, password, email string
 		ok                    bool
@@ -39,7 +34,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := passwordpolicy.Check(tt.password, tt.email)
+			err := identity.CheckPassword(tt.password, tt.email)
 			if tt.ok {
 				assert.NoError(t, err)
 				return
@@ -56,14 +51,14 @@ func TestCheck(t *testing.T) {
 
 func TestPasswordsUsedElsewhereInTheTestsAreNotCommon(t *testing.T) {
 	for _, p := range []string{"correct horse battery", "correct horse battery staple", "a long enough password", "long enough password"} {
-		assert.NoError(t, passwordpolicy.Check(p, "someone@example.com"), p)
+		assert.NoError(t, identity.CheckPassword(p, "someone@example.com"), p)
 	}
 }
 
-func FuzzCheck(f *testing.F) {
+func FuzzCheckPassword(f *testing.F) {
 	f.Add("password123", "a@b.c")
 	f.Add("", "")
 	f.Fuzz(func(t *testing.T, password, email string) {
-		_ = passwordpolicy.Check(password, email)
+		_ = identity.CheckPassword(password, email)
 	})
 }
