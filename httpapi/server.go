@@ -71,16 +71,12 @@ type Options struct {
 	// Clicks records the clicks of SDK resolves (source app_open); the
 	// redirect's recorder. Nil records none.
 	Clicks ClickRecorder
-	// Clock is the time of clicks and of the lists' windows; time.Now when nil.
+	// Clock is the time of clicks and attribution requests; time.Now when nil.
 	Clock func() time.Time
-	// Attribution serves POST /v1/attribution/match and, with Orgs, GET
-	// /v1/installs and GET /v1/attribution/attempts.
+	// Attribution serves POST /v1/attribution/match.
 	Attribution *attribution.Matcher
-	// Secret is the server secret; a key derived from it signs the cursors
-	// of the installs and attempts lists. If empty, a random key is drawn
-	// for this process: cursors then outlive neither a restart nor the
-	// replica that issued them.
-	Secret []byte
+	// Lists serves GET /v1/installs and GET /v1/attribution/attempts.
+	Lists *attribution.Lists
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -106,8 +102,6 @@ type API struct {
 	sdk     map[string]bool     // "METHOD pattern" of SDK routes
 	// devices remembers the classification of the user agents resolves see.
 	devices *linking.DeviceCache
-	// cursors signs the cursors of the installs and attempts lists.
-	cursors cursorSigner
 }
 
 // New returns the API handler.
@@ -116,7 +110,7 @@ func New(opts Options) *API {
 		opts.Logger = slog.Default()
 	}
 	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
-		devices: linking.NewDeviceCache(0), cursors: newCursorSigner(opts.Secret)}
+		devices: linking.NewDeviceCache(0)}
 	a.router = bunrouter.New(
 		bunrouter.Use(a.recoverer, a.requestID),
 		bunrouter.WithNotFoundHandler(a.notFound),
@@ -175,6 +169,9 @@ func New(opts Options) *API {
 	}
 	if opts.Attribution != nil {
 		a.attributionRoutes(v1)
+	}
+	if opts.Lists != nil {
+		a.listRoutes(v1)
 	}
 	return a
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"reflect"
 	"strconv"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
@@ -265,22 +265,15 @@ type cursorArgs struct {
 	Cursor *string `json:"cursor"`
 }
 
-// values returns the arguments as the REST list's query parameters.
-func (a cursorArgs) values() url.Values {
-	v := url.Values{}
-	set := func(name string, s *string) {
-		if s != nil {
-			v.Set(name, *s)
-		}
-	}
-	set("app_id", a.AppID)
-	set("from", a.From)
-	set("to", a.To)
-	set("cursor", a.Cursor)
+// query returns the arguments as the lists' query: each as the text the
+// REST query parameter would carry.
+func (a cursorArgs) query() attribution.ListQuery {
+	q := attribution.ListQuery{AppID: a.AppID, From: a.From, To: a.To, Cursor: a.Cursor}
 	if a.Limit != nil {
-		v.Set("limit", strconv.Itoa(*a.Limit))
+		limit := strconv.Itoa(*a.Limit)
+		q.Limit = &limit
 	}
-	return v
+	return q
 }
 
 type listInstallsArgs struct {
@@ -387,22 +380,19 @@ func (h *Handler) toolset() []tool {
 				"(next_cursor, has_more) and the window read.",
 			readOnly, with(cursorDocs, map[string]string{"link_id": "Keep only installs of this link (its id)."}), nil, nil,
 			func(ctx context.Context, h *Handler, p *auth.Principal, in *listInstallsArgs) (any, error) {
-				v := in.values()
-				if in.LinkID != nil {
-					v.Set("link_id", *in.LinkID)
-				}
-				return h.opts.Lists.Installs(ctx, p, v)
+				return h.opts.Lists.Installs(ctx, p, attribution.InstallsQuery{ListQuery: in.query(), LinkID: in.LinkID})
 			}),
 		newTool("list_attribution_attempts", "List attribution attempts",
 			"Returns every attribution attempt, matched or not, newest first, as GET /v1/attribution/attempts: "+
 				"data, pagination (next_cursor, has_more) and the window read.",
 			readOnly, with(cursorDocs, map[string]string{"matched": "true keeps matched attempts, false unmatched ones; both when omitted."}), nil, nil,
 			func(ctx context.Context, h *Handler, p *auth.Principal, in *listAttemptsArgs) (any, error) {
-				v := in.values()
+				q := attribution.AttemptsQuery{ListQuery: in.query()}
 				if in.Matched != nil {
-					v.Set("matched", strconv.FormatBool(*in.Matched))
+					matched := strconv.FormatBool(*in.Matched)
+					q.Matched = &matched
 				}
-				return h.opts.Lists.Attempts(ctx, p, v)
+				return h.opts.Lists.Attempts(ctx, p, q)
 			}),
 		h.listOrganizations(),
 	}

@@ -117,7 +117,6 @@ func NewAuthPages(cfg Config, log *slog.Logger, a *auth.Authenticator, accounts 
 		Accounts:       accounts,
 		Audit:          auditLog,
 		AccountPages:   &pages,
-		Secret:         secret,
 		Limiter:        limiter,
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,
