@@ -104,7 +104,7 @@ func New(opts Options) *Handler {
 		resource: base + Path,
 		metadata: base + "/.well-known/oauth-protected-resource" + Path,
 	}
-	h.tools = h.toolset()
+	h.tools = tools
 	h.byName = make(map[string]*tool, len(h.tools))
 	for i := range h.tools {
 		h.byName[h.tools[i].def.Name] = &h.tools[i]
@@ -230,10 +230,11 @@ func (h *Handler) missingScopes(scopes auth.ScopeSet, body []byte) []auth.Scope 
 		if c.Method != "tools/call" {
 			continue
 		}
-		need, ok := toolScopes[c.Params.Name]
+		t, ok := h.byName[c.Params.Name]
 		if !ok {
 			continue
 		}
+		need := t.scopes
 		held := false
 		for _, s := range need {
 			held = held || scopes.Has(s)
