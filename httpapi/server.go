@@ -106,19 +106,7 @@ type API struct {
 
 // New returns the API handler.
 func New(opts Options) *API {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
-		devices: linking.NewDeviceCache(0)}
-	a.router = bunrouter.New(
-		bunrouter.Use(a.recoverer, a.requestID),
-		bunrouter.WithNotFoundHandler(a.notFound),
-		bunrouter.WithMethodNotAllowedHandler(a.methodNotAllowed),
-	)
-	root := routes{a: a, g: &a.router.Group}
-	root.handle(http.MethodGet, "/healthz", a.healthz)
-	root.handle(http.MethodGet, "/readyz", a.readyz)
+	a, root := newRouter(opts)
 	if opts.Authenticator == nil {
 		return a
 	}
@@ -174,6 +162,26 @@ func New(opts Options) *API {
 		a.listRoutes(v1)
 	}
 	return a
+}
+
+// newRouter returns a handler with the middleware, the error answers and
+// the health checks, and its root group, on which New and NewPages
+// register the rest.
+func newRouter(opts Options) (*API, routes) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
+		devices: linking.NewDeviceCache(0)}
+	a.router = bunrouter.New(
+		bunrouter.Use(a.recoverer, a.requestID),
+		bunrouter.WithNotFoundHandler(a.notFound),
+		bunrouter.WithMethodNotAllowedHandler(a.methodNotAllowed),
+	)
+	root := routes{a: a, g: &a.router.Group}
+	root.handle(http.MethodGet, "/healthz", a.healthz)
+	root.handle(http.MethodGet, "/readyz", a.readyz)
+	return a, root
 }
 
 // ServeHTTP implements http.Handler. A path that is not in canonical form

@@ -90,10 +90,10 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Clicks:            clicks,
 		Attribution:       matcher,
 		Lists:             lists,
-		Limiter:        limiter,
-		Ready:          s.Ping,
-		TrustedProxies: cfg.TrustedProxies,
-		Logger:         log,
+		Limiter:           limiter,
+		Ready:             s.Ping,
+		TrustedProxies:    cfg.TrustedProxies,
+		Logger:            log,
 		// The OAuth endpoints and pages, when the binary has them.
 		Routes: extra.Routes,
 	})
