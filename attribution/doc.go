@@ -10,11 +10,16 @@
 //     matching in that order over the Store interface declared here, claims
 //     clicks, records one install per claim and one attempt per request,
 //     and lists installs and attempts;
-//   - the records Install and Attempt as the API shows them.
+//   - the records Install and Attempt as the API shows them;
+//   - Lists, the installs and attempts lists that GET /v1/installs, GET
+//     /v1/attribution/attempts and their MCP tools all call: scope and role
+//     checks, parameter parsing, the plan's look-back and retention window,
+//     and signed cursors (package cursor).
 //
 // Package store implements Store. This package never imports store,
 // httpapi, bun, fx or net/http; it imports linking and analytics for their
-// pure helpers (ClickIDFromReferrer, ClassifyDevice, IsBot, IPKey).
+// pure helpers (ClickIDFromReferrer, ClassifyDevice, IsBot, IPKey), and
+// auth, org and cursor for the lists.
 //
 // # Matching
 //

@@ -138,6 +138,12 @@ type Store interface {
 	Claim(ctx context.Context, in InstallRecord, attempt Attempt) error
 	// RecordAttempt inserts an attempt.
 	RecordAttempt(ctx context.Context, a Attempt) error
+	ListStore
+}
+
+// ListStore reads the installs and attempts lists; it is the part of Store
+// that Lists needs.
+type ListStore interface {
 	// ListInstalls returns at most limit installs matching f, newest first
 	// by (installed_at, id); f.Limit is ignored.
 	ListInstalls(ctx context.Context, f InstallFilter, limit int) ([]Install, error)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -13,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/cursor"
 	"github.com/hoplink/hoplink/errcode"
 )
 
@@ -74,8 +73,8 @@ func NewRecorder(store Store, clock func() time.Time) *Recorder {
 // Service records and lists audit events. It is safe for concurrent use.
 type Service struct {
 	*Recorder
-	store     Store
-	cursorKey []byte
+	store   Store
+	cursors cursor.Signer
 }
 
 // NewService returns the audit service. serverSecret (at least
@@ -87,7 +86,7 @@ func NewService(store Store, serverSecret []byte, clock func() time.Time) (*Serv
 	}
 	m := hmac.New(sha256.New, serverSecret)
 	m.Write([]byte("hoplink audit cursor v1"))
-	return &Service{Recorder: NewRecorder(store, clock), store: store, cursorKey: m.Sum(nil)}, nil
+	return &Service{Recorder: NewRecorder(store, clock), store: store, cursors: cursor.NewSigner(m.Sum(nil))}, nil
 }
 
 // subject returns the user an event without an organization is about: its
@@ -180,12 +179,13 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) (*Page, 
 		return nil, errcode.Field("from", "must be before to")
 	}
 	f := ListFilter{OrgID: p.OrgID, From: q.From, To: q.To, Limit: q.Limit + 1}
+	bound := cursor.Binding{OrgID: p.OrgID, From: q.From, To: q.To}
 	if q.Cursor != "" {
-		pos, ok := s.openCursor(q.Cursor, p.OrgID, q.From, q.To)
-		if !ok {
+		pos, err := s.cursors.OpenPosition(q.Cursor, bound)
+		if err != nil {
 			return nil, errCursor
 		}
-		f.Before = &pos
+		f.Before = &Position{OccurredAt: pos.Time, ID: pos.ID}
 	}
 	events, err := s.store.ListAuditEvents(ctx, f)
 	if err != nil {
@@ -195,59 +195,12 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) (*Page, 
 	if len(events) > q.Limit {
 		page.Events, page.HasMore = events[:q.Limit], true
 		last := page.Events[q.Limit-1]
-		page.NextCursor = s.sealCursor(Position{OccurredAt: last.OccurredAt, ID: last.ID}, p.OrgID, q.From, q.To)
+		page.NextCursor = s.cursors.SealPosition(cursor.Position{Time: last.OccurredAt, ID: last.ID}, bound)
 	}
 	if page.Events == nil {
 		page.Events = []Event{}
 	}
 	return page, nil
-}
-
-// Cursors: base64url of version (1 byte), time in Unix milliseconds (8
-// bytes), event id (16 bytes) and the first 16 bytes of HMAC-SHA256 under
-// cursorKey of those and the organization and filters.
-const (
-	cursorVersion = 1
-	cursorBody    = 1 + 8 + 16
-	cursorMACLen  = 16
-)
-
-func (s *Service) sealCursor(pos Position, org uuid.UUID, from, to *time.Time) string {
-	b := make([]byte, cursorBody, cursorBody+cursorMACLen)
-	b[0] = cursorVersion
-	binary.BigEndian.PutUint64(b[1:9], uint64(pos.OccurredAt.UnixMilli()))
-	copy(b[9:], pos.ID[:])
-	b = append(b, s.cursorMAC(b, org, from, to)...)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func (s *Service) openCursor(c string, org uuid.UUID, from, to *time.Time) (Position, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) != cursorBody+cursorMACLen || b[0] != cursorVersion {
-		return Position{}, false
-	}
-	if !hmac.Equal(b[cursorBody:], s.cursorMAC(b[:cursorBody], org, from, to)) {
-		return Position{}, false
-	}
-	var id uuid.UUID
-	copy(id[:], b[9:cursorBody])
-	ms := int64(binary.BigEndian.Uint64(b[1:9]))
-	return Position{OccurredAt: time.UnixMilli(ms).UTC(), ID: id}, true
-}
-
-func (s *Service) cursorMAC(body []byte, org uuid.UUID, from, to *time.Time) []byte {
-	m := hmac.New(sha256.New, s.cursorKey)
-	m.Write(body)
-	m.Write(org[:])
-	for _, t := range []*time.Time{from, to} {
-		var b [9]byte
-		if t != nil {
-			b[0] = 1
-			binary.BigEndian.PutUint64(b[1:], uint64(t.UnixNano()))
-		}
-		m.Write(b[:])
-	}
-	return m.Sum(nil)[:cursorMACLen]
 }
 
 // clip cuts s to at most n bytes without splitting a UTF-8 character.

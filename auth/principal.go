@@ -69,8 +69,8 @@ func (p *Principal) Authorize(scope Scope, action Action) (Reach, error) {
 	if p.CreatedBy == nil {
 		return All, nil
 	}
-	if p.Role == "" {
-		return None, errcode.New(errcode.Forbidden, "the member who created this key is no longer in the organization")
+	if err := p.CheckCreator(); err != nil {
+		return None, err
 	}
 	reach := ReachOf(p.Role, action)
 	if reach == None {
@@ -78,6 +78,19 @@ func (p *Principal) Authorize(scope Scope, action Action) (Reach, error) {
 	}
 	return reach, nil
 }
+
+// CheckCreator returns FORBIDDEN when p's key has a creator who has left the
+// organization (SPEC.md, Authentication rule 8), and nil otherwise, keys
+// without a creator included. Authorize applies it; a route that needs no
+// scope, and so calls no Authorize, calls it alone.
+func (p *Principal) CheckCreator() error {
+	if p.CreatedBy != nil && p.Role == "" {
+		return errCreatorLeft
+	}
+	return nil
+}
+
+var errCreatorLeft = errcode.New(errcode.Forbidden, "the member who created this key is no longer in the organization")
 
 // Owns reports whether p's creator created a resource whose creator is createdBy.
 func (p *Principal) Owns(createdBy *uuid.UUID) bool {

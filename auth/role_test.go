@@ -105,3 +105,11 @@ func TestOwns(t *testing.T) {
 	assert.False(t, p.Owns(nil))
 	assert.False(t, (&auth.Principal{}).Owns(&a))
 }
+
+func TestCheckCreator(t *testing.T) {
+	creator := uuid.New()
+	assert.NoError(t, (&auth.Principal{}).CheckCreator(), "a key without a creator")
+	assert.NoError(t, (&auth.Principal{CreatedBy: &creator, Role: auth.RoleMember}).CheckCreator())
+	err := (&auth.Principal{CreatedBy: &creator}).CheckCreator()
+	assert.Equal(t, errcode.Forbidden, errcode.CodeOf(err), "the creator left the organization")
+}

@@ -19,12 +19,6 @@ var errAttributionAPIKey = errcode.New(errcode.Forbidden, "only an SDK key can r
 // attributionRoutes registers the attribution endpoints on v1.
 func (a *API) attributionRoutes(v1 routes) {
 	v1.handleSDK(http.MethodPost, "/attribution/match", a.matchAttribution)
-	if a.opts.Orgs != nil {
-		// The lists read the organization's plan for its look-back and
-		// retention.
-		v1.handle(http.MethodGet, "/installs", a.listInstalls)
-		v1.handle(http.MethodGet, "/attribution/attempts", a.listAttempts)
-	}
 }
 
 // matchAttribution answers POST /v1/attribution/match (SPEC.md,

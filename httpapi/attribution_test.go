@@ -49,7 +49,7 @@ func newAttrHarness(t *testing.T, s *store.Store, opts ...option) *attrHarness {
 		o.Apps.SetCache(ah.matcher)
 		o.Links = lh.links
 		o.Attribution = ah.matcher
-		o.Secret = cursorSecret
+		o.Lists = attribution.NewLists(h.store, o.Orgs, attribution.ListsOptions{Secret: cursorSecret, Clock: h.clock.Now})
 		o.Clock = h.clock.Now
 	})}, opts...)
 	lh.harness = newHarness(t, s, opts...)

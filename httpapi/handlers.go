@@ -142,10 +142,9 @@ func (a *API) validateSDK(w http.ResponseWriter, req bunrouter.Request) error {
 	}
 	p := principal(req)
 	// This route needs no scope, so no service's Authorize applies the role
-	// layer; a key whose creator has left the organization is still refused
-	// (SPEC.md, Authentication rule 8).
-	if p.CreatedBy != nil && p.Role == "" {
-		return errcode.New(errcode.Forbidden, "the member who created this key is no longer in the organization")
+	// layer; a key whose creator has left the organization is still refused.
+	if err := p.CheckCreator(); err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, sdkValidation{Valid: true, OrgID: p.OrgID.String()})
 	return nil

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
+	listcursor "github.com/hoplink/hoplink/cursor"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/org"
@@ -269,7 +271,10 @@ func TestListCursors(t *testing.T) {
 			assertError(t, h.get(t, other.key.raw, withQuery("/v1/installs", "cursor", cursor)), http.StatusBadRequest, errcode.CursorInvalid)
 		})
 		t.Run("a cursor signed with another secret", func(t *testing.T) {
-			h2 := newAttrHarness(t, s, withAPI(func(_ *harness, o *httpapi.Options) { o.Secret = []byte("another secret of thirty-two bytes") }))
+			h2 := newAttrHarness(t, s, withAPI(func(h *harness, o *httpapi.Options) {
+				o.Lists = attribution.NewLists(h.store, o.Orgs, attribution.ListsOptions{
+					Secret: []byte("another secret of thirty-two bytes"), Clock: h.clock.Now})
+			}))
 			assertError(t, h2.get(t, key, withQuery("/v1/installs", "cursor", cursor)), http.StatusBadRequest, errcode.CursorInvalid)
 		})
 		t.Run("a to far in the future pages", func(t *testing.T) {
@@ -296,7 +301,7 @@ func TestListCursors(t *testing.T) {
 		t.Run("a cursor expires after a day", func(t *testing.T) {
 			page := h.get(t, key, withQuery("/v1/installs", "limit", "1")).list(t)
 			require.NotNil(t, page.Pagination.NextCursor)
-			h.clock.Advance(httpapi.CursorLifetime)
+			h.clock.Advance(listcursor.Lifetime)
 			assert.Len(t, h.get(t, key, withQuery("/v1/installs", "limit", "1", "cursor", *page.Pagination.NextCursor)).list(t).Data, 1)
 			h.clock.Advance(time.Second)
 			assertError(t, h.get(t, key, withQuery("/v1/installs", "limit", "1", "cursor", *page.Pagination.NextCursor)),

@@ -71,16 +71,12 @@ type Options struct {
 	// Clicks records the clicks of SDK resolves (source app_open); the
 	// redirect's recorder. Nil records none.
 	Clicks ClickRecorder
-	// Clock is the time of clicks and of the lists' windows; time.Now when nil.
+	// Clock is the time of clicks and attribution requests; time.Now when nil.
 	Clock func() time.Time
-	// Attribution serves POST /v1/attribution/match and, with Orgs, GET
-	// /v1/installs and GET /v1/attribution/attempts.
+	// Attribution serves POST /v1/attribution/match.
 	Attribution *attribution.Matcher
-	// Secret is the server secret; a key derived from it signs the cursors
-	// of the installs and attempts lists. If empty, a random key is drawn
-	// for this process: cursors then outlive neither a restart nor the
-	// replica that issued them.
-	Secret []byte
+	// Lists serves GET /v1/installs and GET /v1/attribution/attempts.
+	Lists *attribution.Lists
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -106,25 +102,11 @@ type API struct {
 	sdk     map[string]bool     // "METHOD pattern" of SDK routes
 	// devices remembers the classification of the user agents resolves see.
 	devices *linking.DeviceCache
-	// cursors signs the cursors of the installs and attempts lists.
-	cursors cursorSigner
 }
 
 // New returns the API handler.
 func New(opts Options) *API {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
-		devices: linking.NewDeviceCache(0), cursors: newCursorSigner(opts.Secret)}
-	a.router = bunrouter.New(
-		bunrouter.Use(a.recoverer, a.requestID),
-		bunrouter.WithNotFoundHandler(a.notFound),
-		bunrouter.WithMethodNotAllowedHandler(a.methodNotAllowed),
-	)
-	root := routes{a: a, g: &a.router.Group}
-	root.handle(http.MethodGet, "/healthz", a.healthz)
-	root.handle(http.MethodGet, "/readyz", a.readyz)
+	a, root := newRouter(opts)
 	if opts.Authenticator == nil {
 		return a
 	}
@@ -176,7 +158,30 @@ func New(opts Options) *API {
 	if opts.Attribution != nil {
 		a.attributionRoutes(v1)
 	}
+	if opts.Lists != nil {
+		a.listRoutes(v1)
+	}
 	return a
+}
+
+// newRouter returns a handler with the middleware, the error answers and
+// the health checks, and its root group, on which New and NewPages
+// register the rest.
+func newRouter(opts Options) (*API, routes) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
+		devices: linking.NewDeviceCache(0)}
+	a.router = bunrouter.New(
+		bunrouter.Use(a.recoverer, a.requestID),
+		bunrouter.WithNotFoundHandler(a.notFound),
+		bunrouter.WithMethodNotAllowedHandler(a.methodNotAllowed),
+	)
+	root := routes{a: a, g: &a.router.Group}
+	root.handle(http.MethodGet, "/healthz", a.healthz)
+	root.handle(http.MethodGet, "/readyz", a.readyz)
+	return a, root
 }
 
 // ServeHTTP implements http.Handler. A path that is not in canonical form

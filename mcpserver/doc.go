@@ -5,10 +5,13 @@
 //
 // # Tools
 //
-// get_link, list_links, create_link, update_link, delete_link, list_apps,
-// get_app, list_installs, list_attribution_attempts and list_organizations.
-// Each tool's input schema is inferred from a Go type, every property
-// described; its arguments are decoded as strictly as the REST bodies
+// Every tool is declared once, in the tools list of tools.go: its name,
+// title, description, the scopes an OAuth token needs to call it, hints,
+// argument type and docs, and what it runs; the tool list, the scope check
+// and the SDK registration all read that list, and ToolNames returns the
+// names. To add a tool, add one define call there.
+// Each tool's input schema is inferred from its argument type, every
+// property described; its arguments are decoded as strictly as the REST bodies
 // (httpapi.DecodeObject), and its result is the REST response's JSON as
 // structuredContent (and as text). A refused call (validation, not found,
 // limits, role) is a tool error (isError) whose text is the SPEC.md error
@@ -45,6 +48,7 @@
 // the tool runs with an *auth.Principal: for OAuth, the user as creator, the
 // current role, and the granted scopes that the role holds.
 //
-// mcpserver imports the services, httpapi (for its error envelope and strict
-// decoding) and the SDK; it never imports store or fx.
+// mcpserver imports the services and the SDK; it never imports store or fx.
+// It still imports httpapi for the error envelope, strict decoding, the
+// client IP and the rate-limit rules, until those move to leaf packages.
 package mcpserver

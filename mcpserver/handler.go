@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
@@ -44,14 +44,6 @@ type Memberships interface {
 	Memberships(ctx context.Context, userID uuid.UUID) ([]account.Membership, error)
 }
 
-// AttributionLists serves the installs and attempts lists exactly as GET
-// /v1/installs and GET /v1/attribution/attempts do, from their query
-// parameters; *httpapi.API implements it.
-type AttributionLists interface {
-	Installs(ctx context.Context, p *auth.Principal, query url.Values) (any, error)
-	Attempts(ctx context.Context, p *auth.Principal, query url.Values) (any, error)
-}
-
 // Options configure the handler.
 type Options struct {
 	// PublicURL is --public-url, without a trailing slash: the canonical
@@ -73,7 +65,7 @@ type Options struct {
 	// Apps serves list_apps and get_app.
 	Apps *linking.AppService
 	// Lists serves list_installs and list_attribution_attempts.
-	Lists AttributionLists
+	Lists *attribution.Lists
 	// Limiter enforces the REST API's per-key rule (httpapi.KeyRule) on API
 	// keys, the same rule per OAuth connection, and httpapi.AnonymousRule per
 	// client IP on requests without valid credentials; nil disables limits.
@@ -112,7 +104,7 @@ func New(opts Options) *Handler {
 		resource: base + Path,
 		metadata: base + "/.well-known/oauth-protected-resource" + Path,
 	}
-	h.tools = h.toolset()
+	h.tools = tools
 	h.byName = make(map[string]*tool, len(h.tools))
 	for i := range h.tools {
 		h.byName[h.tools[i].def.Name] = &h.tools[i]
@@ -238,10 +230,11 @@ func (h *Handler) missingScopes(scopes auth.ScopeSet, body []byte) []auth.Scope 
 		if c.Method != "tools/call" {
 			continue
 		}
-		need, ok := toolScopes[c.Params.Name]
+		t, ok := h.byName[c.Params.Name]
 		if !ok {
 			continue
 		}
+		need := t.scopes
 		held := false
 		for _, s := range need {
 			held = held || scopes.Has(s)

@@ -122,10 +122,13 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})
 	apps := linking.NewAppService(s, s, a, linkDomain, c.Now, nil)
+	// One Lists for both, as the servers wire it: a cursor of one continues
+	// in the other.
+	lists := attribution.NewLists(s, h.orgs, attribution.ListsOptions{Clock: c.Now})
 	api := httpapi.New(httpapi.Options{
 		Authenticator: a, Keys: h.keys, Orgs: h.orgs, Apps: apps, Links: h.links,
-		Attribution: attribution.NewMatcher(s, attribution.MatcherOptions{Clock: c.Now}),
-		Clock:       c.Now, Limiter: h.limiter, Logger: quiet,
+		Attribution: attribution.NewMatcher(s, attribution.MatcherOptions{Clock: c.Now}), Lists: lists,
+		Clock: c.Now, Limiter: h.limiter, Logger: quiet,
 	})
 	mux := http.NewServeMux()
 	h.srv = httptest.NewUnstartedServer(mux)
@@ -133,7 +136,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	h.grants.resource = publicURL + "/mcp"
 	h.mcp = mcpserver.New(mcpserver.Options{
 		PublicURL: publicURL, Authenticator: a, Verifier: h.grants, Memberships: storeMemberships{s},
-		Orgs: h.orgs, Links: h.links, Apps: apps, Lists: api, Limiter: h.limiter, Logger: quiet,
+		Orgs: h.orgs, Links: h.links, Apps: apps, Lists: lists, Limiter: h.limiter, Logger: quiet,
 	})
 	mux.Handle("/mcp", h.mcp)
 	mux.Handle("/", api)

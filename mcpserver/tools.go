@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"reflect"
 	"strconv"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
@@ -21,36 +21,21 @@ import (
 	"github.com/hoplink/hoplink/params"
 )
 
-// toolScopes are the scopes of each tool: an OAuth token must hold one of
-// them to call it (the REST twin's scope; either of analytics:read and
-// links:read for the installs and attempts lists, as SPEC.md says).
-var toolScopes = map[string][]auth.Scope{
-	"get_link":                  {auth.ScopeLinksRead},
-	"list_links":                {auth.ScopeLinksRead},
-	"create_link":               {auth.ScopeLinksWrite},
-	"update_link":               {auth.ScopeLinksWrite},
-	"delete_link":               {auth.ScopeLinksWrite},
-	"list_apps":                 {auth.ScopeAppsRead},
-	"get_app":                   {auth.ScopeAppsRead},
-	"list_installs":             {auth.ScopeAnalyticsRead, auth.ScopeLinksRead},
-	"list_attribution_attempts": {auth.ScopeAnalyticsRead, auth.ScopeLinksRead},
-	"list_organizations":        {auth.ScopeOrgRead},
-}
-
-// ToolNames returns the names of the tools.
+// ToolNames returns the names of the tools, in the order of tools.
 func ToolNames() []string {
-	var h Handler
-	var names []string
-	for _, t := range h.toolset() {
-		names = append(names, t.def.Name)
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.def.Name
 	}
 	return names
 }
 
-// tool is one MCP tool: its definition and what a call runs.
+// tool is one MCP tool: its definition, the scopes an OAuth token needs to
+// call it, and what a call runs.
 type tool struct {
-	def *mcp.Tool
-	run func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error)
+	def    *mcp.Tool
+	scopes []auth.Scope
+	run    func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error)
 }
 
 // orgArg is the org argument every tool takes.
@@ -66,23 +51,36 @@ const orgDoc = "Id of the organization to act for. Optional with an API key (its
 	"OAuth connection made for one organization; required with a connection made for all your organizations " +
 	"(list_organizations shows them)."
 
-// newTool returns the tool name whose arguments are an In (a struct
-// embedding orgArg), decoded strictly, and whose call runs fn with the
-// principal of the resolved organization. docs describes every property of
-// the inferred input schema; required lists its required properties; hidden
-// are properties In decodes (to refuse them as REST does) but the schema
-// does not offer.
-func newTool[In orgArgument](name, title, description string, hints mcp.ToolAnnotations, docs map[string]string,
-	required, hidden []string, fn func(ctx context.Context, h *Handler, p *auth.Principal, in *In) (any, error)) tool {
-	hints.Title = title
+// toolSpec is what a tool declaration says besides its argument type and
+// its run function.
+type toolSpec struct {
+	Name, Title, Description string
+	// Scopes are the scopes of the tool: an OAuth token must hold one of
+	// them to call it (the REST twin's scope).
+	Scopes []auth.Scope
+	Hints  mcp.ToolAnnotations
+	// Docs describes every property of the inferred input schema.
+	Docs map[string]string
+	// Required lists the schema's required properties; Hidden are
+	// properties the argument type decodes (to refuse them as REST does)
+	// but the schema does not offer.
+	Required, Hidden []string
+}
+
+// define returns the tool s whose arguments are an In (a struct embedding
+// orgArg), decoded strictly, and whose call runs fn with the principal of
+// the resolved organization.
+func define[In orgArgument](s toolSpec, fn func(ctx context.Context, h *Handler, p *auth.Principal, in *In) (any, error)) tool {
+	hints := s.Hints
+	hints.Title = s.Title
 	def := &mcp.Tool{
-		Name:        name,
-		Title:       title,
-		Description: description,
-		InputSchema: inputSchema[In](name, docs, required, hidden),
+		Name:        s.Name,
+		Title:       s.Title,
+		Description: s.Description,
+		InputSchema: inputSchema[In](s.Name, s.Docs, s.Required, s.Hidden),
 		Annotations: &hints,
 	}
-	return tool{def: def, run: func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
+	return tool{def: def, scopes: s.Scopes, run: func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
 		in := new(In)
 		if err := httpapi.DecodeObject(args, in); err != nil {
 			return nil, err
@@ -265,22 +263,15 @@ type cursorArgs struct {
 	Cursor *string `json:"cursor"`
 }
 
-// values returns the arguments as the REST list's query parameters.
-func (a cursorArgs) values() url.Values {
-	v := url.Values{}
-	set := func(name string, s *string) {
-		if s != nil {
-			v.Set(name, *s)
-		}
-	}
-	set("app_id", a.AppID)
-	set("from", a.From)
-	set("to", a.To)
-	set("cursor", a.Cursor)
+// query returns the arguments as the lists' query: each as the text the
+// REST query parameter would carry.
+func (a cursorArgs) query() attribution.ListQuery {
+	q := attribution.ListQuery{AppID: a.AppID, From: a.From, To: a.To, Cursor: a.Cursor}
 	if a.Limit != nil {
-		v.Set("limit", strconv.Itoa(*a.Limit))
+		limit := strconv.Itoa(*a.Limit)
+		q.Limit = &limit
 	}
-	return v
+	return q
 }
 
 type listInstallsArgs struct {
@@ -311,117 +302,129 @@ var (
 	destructive = mcp.ToolAnnotations{DestructiveHint: boolPtr(true), OpenWorldHint: boolPtr(false)}
 )
 
-// toolset returns every tool. Each calls the service method of its REST
-// twin and returns that endpoint's JSON.
-func (h *Handler) toolset() []tool {
-	return []tool{
-		newTool("get_link", "Get a link",
-			"Returns one link of the organization with the old URLs that redirect to it, as GET /v1/links/{id}.",
-			readOnly, map[string]string{"org": orgDoc, "id": idDoc("link")}, []string{"id"}, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
-				id, err := parseID(in.ID)
-				if err != nil {
-					return nil, err
-				}
-				return h.opts.Links.Get(ctx, p, id)
-			}),
-		newTool("list_links", "List links",
-			"Returns a page of the organization's links, newest first, as GET /v1/links.",
-			readOnly, with(listDocs, map[string]string{
-				"tag":       "Keep only links with exactly this tag (1 to 50 characters).",
-				"is_active": "true keeps active links, false paused ones; both when omitted.",
-				"search":    "Keep links whose slug, name, destination URL or a tag contains this, ignoring case; at most 200 characters.",
-			}), nil, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *listLinksArgs) (any, error) {
-				return h.opts.Links.List(ctx, p, linking.ListLinksInput{Limit: in.Limit, Offset: in.Offset,
-					Tag: in.Tag, IsActive: in.IsActive, Search: in.Search})
-			}),
-		newTool("create_link", "Create a link",
-			"Creates a short link, as POST /v1/links, and returns it.",
-			creating, linkDocs, []string{"destination_url"}, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *createLinkArgs) (any, error) {
-				return h.opts.Links.Create(ctx, p, in.CreateLinkInput)
-			}),
-		newTool("update_link", "Update a link",
-			"Changes the fields given, as PATCH /v1/links/{id}; null clears a field (all but destination_url "+
-				"and is_active). A link's domain and slug never change. Returns the link.",
-			updating, with(linkDocs, map[string]string{"id": idDoc("link")}), []string{"id"}, []string{"domain", "slug"},
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *updateLinkArgs) (any, error) {
-				id, err := parseID(in.ID)
-				if err != nil {
-					return nil, err
-				}
-				return h.opts.Links.Update(ctx, p, id, in.UpdateLinkInput)
-			}),
-		newTool("delete_link", "Delete a link",
-			"Deletes a link and its click history permanently, as DELETE /v1/links/{id}, freeing its slug. "+
-				"Returns the deleted link.",
-			destructive, map[string]string{"org": orgDoc, "id": idDoc("link")}, []string{"id"}, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
-				id, err := parseID(in.ID)
-				if err != nil {
-					return nil, err
-				}
-				return h.opts.Links.Delete(ctx, p, id)
-			}),
-		newTool("list_apps", "List apps",
-			"Returns a page of the organization's apps, oldest first, as GET /v1/apps.",
-			readOnly, with(listDocs, map[string]string{
-				"search": "Keep apps whose name, iOS bundle id or Android package name contains this, ignoring case; at most 200 characters.",
-			}), nil, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *listAppsArgs) (any, error) {
-				return h.opts.Apps.List(ctx, p, linking.ListAppsInput{Limit: in.Limit, Offset: in.Offset, Search: in.Search})
-			}),
-		newTool("get_app", "Get an app",
-			"Returns one app of the organization, as GET /v1/apps/{id}.",
-			readOnly, map[string]string{"org": orgDoc, "id": idDoc("app")}, []string{"id"}, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
-				id, err := parseID(in.ID)
-				if err != nil {
-					return nil, err
-				}
-				return h.opts.Apps.Get(ctx, p, id)
-			}),
-		newTool("list_installs", "List installs",
-			"Returns install records tied to links, newest first, as GET /v1/installs: data, pagination "+
-				"(next_cursor, has_more) and the window read.",
-			readOnly, with(cursorDocs, map[string]string{"link_id": "Keep only installs of this link (its id)."}), nil, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *listInstallsArgs) (any, error) {
-				v := in.values()
-				if in.LinkID != nil {
-					v.Set("link_id", *in.LinkID)
-				}
-				return h.opts.Lists.Installs(ctx, p, v)
-			}),
-		newTool("list_attribution_attempts", "List attribution attempts",
-			"Returns every attribution attempt, matched or not, newest first, as GET /v1/attribution/attempts: "+
-				"data, pagination (next_cursor, has_more) and the window read.",
-			readOnly, with(cursorDocs, map[string]string{"matched": "true keeps matched attempts, false unmatched ones; both when omitted."}), nil, nil,
-			func(ctx context.Context, h *Handler, p *auth.Principal, in *listAttemptsArgs) (any, error) {
-				v := in.values()
-				if in.Matched != nil {
-					v.Set("matched", strconv.FormatBool(*in.Matched))
-				}
-				return h.opts.Lists.Attempts(ctx, p, v)
-			}),
-		h.listOrganizations(),
-	}
-}
-
-// listOrganizations returns the list_organizations tool: the organizations
-// the caller may act for, each as GET /v1/organizations/{id} returns it.
-func (h *Handler) listOrganizations() tool {
-	t := newTool("list_organizations", "List organizations",
-		"Returns the organizations this connection may act for (data: Organization[]): an API key's own "+
+// tools are every tool, each declared once: its name, title, description,
+// scopes, hints, argument docs, argument type and what it runs. The tool
+// list, the scope check of OAuth calls and the SDK registration all read
+// this list. Each tool calls the service method of its REST twin and
+// returns that endpoint's JSON.
+var tools = []tool{
+	define(toolSpec{Name: "get_link", Title: "Get a link",
+		Description: "Returns one link of the organization with the old URLs that redirect to it, as GET /v1/links/{id}.",
+		Scopes:      []auth.Scope{auth.ScopeLinksRead}, Hints: readOnly,
+		Docs: map[string]string{"org": orgDoc, "id": idDoc("link")}, Required: []string{"id"}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
+			id, err := parseID(in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return h.opts.Links.Get(ctx, p, id)
+		}),
+	define(toolSpec{Name: "list_links", Title: "List links",
+		Description: "Returns a page of the organization's links, newest first, as GET /v1/links.",
+		Scopes:      []auth.Scope{auth.ScopeLinksRead}, Hints: readOnly,
+		Docs: with(listDocs, map[string]string{
+			"tag":       "Keep only links with exactly this tag (1 to 50 characters).",
+			"is_active": "true keeps active links, false paused ones; both when omitted.",
+			"search":    "Keep links whose slug, name, destination URL or a tag contains this, ignoring case; at most 200 characters.",
+		})},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *listLinksArgs) (any, error) {
+			return h.opts.Links.List(ctx, p, linking.ListLinksInput{Limit: in.Limit, Offset: in.Offset,
+				Tag: in.Tag, IsActive: in.IsActive, Search: in.Search})
+		}),
+	define(toolSpec{Name: "create_link", Title: "Create a link",
+		Description: "Creates a short link, as POST /v1/links, and returns it.",
+		Scopes:      []auth.Scope{auth.ScopeLinksWrite}, Hints: creating,
+		Docs: linkDocs, Required: []string{"destination_url"}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *createLinkArgs) (any, error) {
+			return h.opts.Links.Create(ctx, p, in.CreateLinkInput)
+		}),
+	define(toolSpec{Name: "update_link", Title: "Update a link",
+		Description: "Changes the fields given, as PATCH /v1/links/{id}; null clears a field (all but destination_url " +
+			"and is_active). A link's domain and slug never change. Returns the link.",
+		Scopes: []auth.Scope{auth.ScopeLinksWrite}, Hints: updating,
+		Docs: with(linkDocs, map[string]string{"id": idDoc("link")}), Required: []string{"id"},
+		Hidden: []string{"domain", "slug"}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *updateLinkArgs) (any, error) {
+			id, err := parseID(in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return h.opts.Links.Update(ctx, p, id, in.UpdateLinkInput)
+		}),
+	define(toolSpec{Name: "delete_link", Title: "Delete a link",
+		Description: "Deletes a link and its click history permanently, as DELETE /v1/links/{id}, freeing its slug. " +
+			"Returns the deleted link.",
+		Scopes: []auth.Scope{auth.ScopeLinksWrite}, Hints: destructive,
+		Docs: map[string]string{"org": orgDoc, "id": idDoc("link")}, Required: []string{"id"}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
+			id, err := parseID(in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return h.opts.Links.Delete(ctx, p, id)
+		}),
+	define(toolSpec{Name: "list_apps", Title: "List apps",
+		Description: "Returns a page of the organization's apps, oldest first, as GET /v1/apps.",
+		Scopes:      []auth.Scope{auth.ScopeAppsRead}, Hints: readOnly,
+		Docs: with(listDocs, map[string]string{
+			"search": "Keep apps whose name, iOS bundle id or Android package name contains this, ignoring case; at most 200 characters.",
+		})},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *listAppsArgs) (any, error) {
+			return h.opts.Apps.List(ctx, p, linking.ListAppsInput{Limit: in.Limit, Offset: in.Offset, Search: in.Search})
+		}),
+	define(toolSpec{Name: "get_app", Title: "Get an app",
+		Description: "Returns one app of the organization, as GET /v1/apps/{id}.",
+		Scopes:      []auth.Scope{auth.ScopeAppsRead}, Hints: readOnly,
+		Docs: map[string]string{"org": orgDoc, "id": idDoc("app")}, Required: []string{"id"}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
+			id, err := parseID(in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return h.opts.Apps.Get(ctx, p, id)
+		}),
+	// Either of analytics:read and links:read reads the installs and
+	// attempts lists, as SPEC.md says.
+	define(toolSpec{Name: "list_installs", Title: "List installs",
+		Description: "Returns install records tied to links, newest first, as GET /v1/installs: data, pagination " +
+			"(next_cursor, has_more) and the window read.",
+		Scopes: []auth.Scope{auth.ScopeAnalyticsRead, auth.ScopeLinksRead}, Hints: readOnly,
+		Docs: with(cursorDocs, map[string]string{"link_id": "Keep only installs of this link (its id)."})},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *listInstallsArgs) (any, error) {
+			return h.opts.Lists.Installs(ctx, p, attribution.InstallsQuery{ListQuery: in.query(), LinkID: in.LinkID})
+		}),
+	define(toolSpec{Name: "list_attribution_attempts", Title: "List attribution attempts",
+		Description: "Returns every attribution attempt, matched or not, newest first, as GET /v1/attribution/attempts: " +
+			"data, pagination (next_cursor, has_more) and the window read.",
+		Scopes: []auth.Scope{auth.ScopeAnalyticsRead, auth.ScopeLinksRead}, Hints: readOnly,
+		Docs: with(cursorDocs, map[string]string{"matched": "true keeps matched attempts, false unmatched ones; both when omitted."})},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *listAttemptsArgs) (any, error) {
+			q := attribution.AttemptsQuery{ListQuery: in.query()}
+			if in.Matched != nil {
+				matched := strconv.FormatBool(*in.Matched)
+				q.Matched = &matched
+			}
+			return h.opts.Lists.Attempts(ctx, p, q)
+		}),
+	listOrganizations(define(toolSpec{Name: "list_organizations", Title: "List organizations",
+		Description: "Returns the organizations this connection may act for (data: Organization[]): an API key's own " +
 			"organization, an OAuth connection's chosen one, or every organization you belong to.",
-		readOnly, map[string]string{"org": "Id of one organization to return; all of them when omitted."}, nil, nil,
+		Scopes: []auth.Scope{auth.ScopeOrgRead}, Hints: readOnly,
+		Docs: map[string]string{"org": "Id of one organization to return; all of them when omitted."}},
 		func(ctx context.Context, h *Handler, p *auth.Principal, in *orgsArgs) (any, error) {
 			o, err := h.opts.Orgs.Get(ctx, p, p.OrgID)
 			if err != nil {
 				return nil, err
 			}
 			return organizationList{Data: []*org.Organization{o}}, nil
-		})
+		})),
+}
+
+// listOrganizations completes t, the list_organizations tool for one
+// organization: an OAuth connection made for all of the user's
+// organizations that names none lists every organization the user may
+// act for, each as GET /v1/organizations/{id} returns it.
+func listOrganizations(t tool) tool {
 	single := t.run
 	t.run = func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
 		var in orgsArgs

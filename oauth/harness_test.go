@@ -98,8 +98,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	for _, rt := range h.oauth.Routes() {
 		routes = append(routes, httpapi.Route{Method: rt.Method, Path: rt.Path, Handler: rt.Handler})
 	}
-	lists := httpapi.New(httpapi.Options{Authenticator: a, Orgs: h.orgs, Apps: apps, Links: links,
-		Attribution: attribution.NewMatcher(s, attribution.MatcherOptions{Clock: c.Now}), Clock: c.Now, Logger: quiet})
+	lists := attribution.NewLists(s, h.orgs, attribution.ListsOptions{Clock: c.Now})
 	mcp := mcpserver.New(mcpserver.Options{PublicURL: h.public, Authenticator: a, Verifier: h.oauth,
 		Memberships: accounts, Orgs: h.orgs, Links: links, Apps: apps, Lists: lists, Logger: quiet})
 	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {

@@ -51,6 +51,7 @@ var Core = fx.Module("core",
 		},
 		NewResolver,
 		NewDomainService,
+		NewLists,
 		func(s *store.Store, a *auth.Authenticator) *org.Team { return org.NewTeam(s, a, nil) },
 		// Invitation tokens are kept encrypted under a key derived from the server secret.
 		func(s *store.Store, secret Secret, a *auth.Authenticator) (*org.Invitations, error) {

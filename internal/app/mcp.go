@@ -8,8 +8,8 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
-	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/org"
@@ -92,13 +92,13 @@ type MCPDeps struct {
 	Orgs          *org.Service
 	Links         *linking.LinkService
 	Apps          *linking.AppService
-	API           *httpapi.API
+	Lists         *attribution.Lists
 	Limiter       ratelimit.Limiter
 }
 
 // NewMCP returns the MCP endpoint over the REST API's services, with its
-// canonical resource {public_url}/mcp. The installs and attempts lists run
-// through the API, so that their windows and cursors are the REST lists'.
+// canonical resource {public_url}/mcp. The installs and attempts lists are
+// the REST lists' attribution.Lists, so their windows and cursors agree.
 func NewMCP(d MCPDeps) *mcpserver.Handler {
 	return mcpserver.New(mcpserver.Options{
 		PublicURL:      strings.TrimRight(d.Config.PublicURL.String(), "/"),
@@ -108,7 +108,7 @@ func NewMCP(d MCPDeps) *mcpserver.Handler {
 		Orgs:           d.Orgs,
 		Links:          d.Links,
 		Apps:           d.Apps,
-		Lists:          d.API,
+		Lists:          d.Lists,
 		Limiter:        d.Limiter,
 		TrustedProxies: d.Config.TrustedProxies,
 		Logger:         d.Log,

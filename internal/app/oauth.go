@@ -103,21 +103,18 @@ func accountPagesOptions(cfg Config, secret Secret) httpapi.AccountPagesOptions 
 	return httpapi.AccountPagesOptions{Secret: secret, PublicURL: cfg.PublicURL}
 }
 
-// AuthPages is hoplink-auth's API handler: the health checks, the sign-in
+// AuthPages is hoplink-auth's pages handler: the health checks, the sign-in
 // and account pages and the API routes (the OAuth endpoints), without the
-// /v1 resources.
-type AuthPages struct{ *httpapi.API }
+// REST API.
+type AuthPages struct{ *httpapi.Pages }
 
-// NewAuthPages returns hoplink-auth's API handler.
-func NewAuthPages(cfg Config, log *slog.Logger, a *auth.Authenticator, accounts *account.Service, auditLog *audit.Service,
+// NewAuthPages returns hoplink-auth's pages handler.
+func NewAuthPages(cfg Config, log *slog.Logger, accounts *account.Service, auditLog *audit.Service,
 	limiter ratelimit.Limiter, s *store.Store, secret Secret, extra APIRoutes) AuthPages {
-	pages := accountPagesOptions(cfg, secret)
-	return AuthPages{httpapi.New(httpapi.Options{
-		Authenticator:  a,
+	return AuthPages{httpapi.NewPages(httpapi.PagesOptions{
 		Accounts:       accounts,
+		AccountPages:   accountPagesOptions(cfg, secret),
 		Audit:          auditLog,
-		AccountPages:   &pages,
-		Secret:         secret,
 		Limiter:        limiter,
 		Ready:          s.Ping,
 		TrustedProxies: cfg.TrustedProxies,

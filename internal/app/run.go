@@ -105,10 +105,11 @@ func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analyt
 
 // AuthService is the OAuth and MCP binary: the service routes (/mcp) in
 // front of the authorization server, the sign-in and account pages and the
-// health checks (AuthPages). The MCP tools run on the REST API's services,
-// so the API is built, though this binary serves no /v1 resources.
+// health checks (AuthPages). The MCP tools run on the services the REST API
+// uses, but the REST API itself is not built: this binary serves no /v1
+// resources.
 func AuthService() fx.Option {
-	return fx.Options(API, MCP, OAuth, fx.Provide(NewClickRecorder, NewAuthPages, authHandler), Server)
+	return fx.Options(MCP, OAuth, fx.Provide(NewAuthPages, authHandler), Server)
 }
 
 func authHandler(pages AuthPages, routes ServiceRoutes) Handler {

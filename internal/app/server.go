@@ -31,6 +31,13 @@ var API = fx.Module("api",
 	fx.Provide(NewAPI, NewMatcher),
 )
 
+// NewLists returns the installs and attempts lists over s, reading plans
+// from orgs; the server secret signs their cursors, so that a cursor from
+// one replica (or from the MCP tools) continues on another.
+func NewLists(s *store.Store, orgs *org.Service, secret Secret) *attribution.Lists {
+	return attribution.NewLists(s, orgs, attribution.ListsOptions{Secret: secret})
+}
+
 // NewMatcher returns the attribution matcher over s with its default model,
 // and makes apps tell it, besides r, of every app written, so that its
 // in-process cache of an organization's apps forgets them at once.
@@ -59,7 +66,7 @@ func (c linkCaches) InvalidateAll() {
 func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
 	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, invitations *org.Invitations, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
 	limiter ratelimit.Limiter, s *store.Store, secret Secret, resolver *linking.Resolver, clicks *analytics.Recorder,
-	matcher *attribution.Matcher, extra APIRoutes) *httpapi.API {
+	matcher *attribution.Matcher, lists *attribution.Lists, extra APIRoutes) *httpapi.API {
 	pages := accountPagesOptions(cfg, secret)
 	return httpapi.New(httpapi.Options{
 		Authenticator: a,
@@ -82,12 +89,11 @@ func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys
 		Params:            params.Options{},
 		Clicks:            clicks,
 		Attribution:       matcher,
-		// The server secret signs the installs and attempts lists' cursors.
-		Secret:         secret,
-		Limiter:        limiter,
-		Ready:          s.Ping,
-		TrustedProxies: cfg.TrustedProxies,
-		Logger:         log,
+		Lists:             lists,
+		Limiter:           limiter,
+		Ready:             s.Ping,
+		TrustedProxies:    cfg.TrustedProxies,
+		Logger:            log,
 		// The OAuth endpoints and pages, when the binary has them.
 		Routes: extra.Routes,
 	})
