@@ -587,7 +587,7 @@ func TestTLSAskIsLimitedPerIP(t *testing.T) {
 		return h.do(t, request{method: http.MethodGet, path: "/v1/internal/tls/ask?domain=a.example",
 			headers: map[string]string{"X-Forwarded-For": ip}})
 	}
-	for i := 0; i < httpapi.AnonymousRule.Limit; i++ {
+	for i := 0; i < ratelimit.AnonymousRule.Limit; i++ {
 		require.Equal(t, http.StatusNotFound, ask("192.0.2.7").status)
 	}
 	resp := ask("192.0.2.7")

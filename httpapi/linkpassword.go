@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -183,7 +184,7 @@ func (h *LinkDomain) protected(w http.ResponseWriter, r *http.Request, host, slu
 		return
 	}
 
-	ip := ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies)
+	ip := clientip.FromRequest(r, h.opts.TrustedProxies)
 	if ok, retry := h.allowAttempt(r.Context(), res.Link.ID, ip); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		h.showPasswordForm(w, r, http.StatusTooManyRequests, domain, slug, tooManyAttempts(retry))
@@ -274,8 +275,7 @@ func (h *LinkDomain) isHTTPS(r *http.Request) bool {
 	if len(proto) == 0 || len(h.opts.TrustedProxies) == 0 {
 		return false
 	}
-	peer := parseAddr(r.RemoteAddr)
-	if !peer.IsValid() || !inAny(peer, h.opts.TrustedProxies) {
+	if !clientip.PeerTrusted(r.RemoteAddr, h.opts.TrustedProxies) {
 		return false
 	}
 	// The proxy next to us appends last.

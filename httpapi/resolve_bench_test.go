@@ -37,7 +37,7 @@ func BenchmarkResolveLink(b *testing.B) {
 	sdk, err := keys.CreateFor(ctx, o.ID, nil, "", auth.CreateKeyInput{Name: "sdk", Type: auth.KeyTypeSDK})
 	require.NoError(b, err)
 
-	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: httpapi.SDKRule.Window}
+	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: ratelimit.SDKRule.Window}
 	h := httpapi.New(httpapi.Options{
 		Authenticator:     authn,
 		Resolver:          r,
