@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // listKind names a cursor list; a cursor of one list is refused by the other.
@@ -67,9 +68,7 @@ func newCursorSigner(secret []byte) cursorSigner {
 		secret = make([]byte, 32)
 		_, _ = rand.Read(secret)
 	}
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("hoplink list cursor v1"))
-	return cursorSigner{key: m.Sum(nil)}
+	return cursorSigner{key: secretkey.Derive(secret, "hoplink list cursor v1")}
 }
 
 func (s cursorSigner) mac(payload []byte) []byte {

@@ -22,6 +22,7 @@ import (
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // Password-protected links (SPEC.md, Redirect behaviour on link domains).
@@ -69,8 +70,8 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 		_, _ = rand.Read(secret) // crypto/rand.Read never fails (Go 1.24)
 	}
 	g := passwordGate{
-		csrfKey:   deriveKey(secret, "hoplink link password csrf v1"),
-		cookieKey: deriveKey(secret, "hoplink link password cookie v1"),
+		csrfKey:   secretkey.Derive(secret, "hoplink link password csrf v1"),
+		cookieKey: secretkey.Derive(secret, "hoplink link password cookie v1"),
 		limiter:   opts.Limiter,
 		rule:      opts.PasswordRule,
 		verify:    opts.VerifyPassword,
@@ -86,15 +87,6 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 		g.verify = org.VerifyPassword
 	}
 	return g
-}
-
-// deriveKey derives a key for one purpose from the server secret, as
-// HMAC-SHA256(secret, label): the secret is high-entropy, so this is a
-// sound key derivation, and keys of different labels are independent.
-func deriveKey(secret []byte, label string) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(label))
-	return m.Sum(nil)
 }
 
 // passwordFormData fills passwordPage.
