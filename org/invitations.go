@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/secretkey"
@@ -130,8 +131,8 @@ type CreateInvitationInput struct {
 
 // InvitationPage is one page of GET /invitations.
 type InvitationPage struct {
-	Data       []*Invitation `json:"data"`
-	Pagination Pagination    `json:"pagination"`
+	Data       []*Invitation      `json:"data"`
+	Pagination apitype.Pagination `json:"pagination"`
 }
 
 // Invitations manages invitations (SPEC.md, Invitations): reading needs
@@ -314,16 +315,10 @@ func (s *Invitations) List(ctx context.Context, p *auth.Principal, state *string
 			fields = append(fields, errcode.FieldError{Field: "status", Message: "must be pending, accepted, revoked, expired or all"})
 		}
 	}
-	l, o := defaultPageLimit, 0
-	if limit != nil {
-		if l = *limit; l < 1 || l > maxPageLimit {
-			fields = append(fields, errcode.FieldError{Field: "limit", Message: "must be 1 to 100"})
-		}
-	}
-	if offset != nil {
-		if o = *offset; o < 0 {
-			fields = append(fields, errcode.FieldError{Field: "offset", Message: "must be 0 or more"})
-		}
+	l, o, err := apitype.PageBounds(limit, offset)
+	if e, ok := errcode.As(err); ok {
+		// One VALIDATION_ERROR names status, limit and offset together.
+		fields = append(fields, e.Fields...)
 	}
 	if len(fields) > 0 {
 		return nil, errcode.Validation(fields...)
@@ -335,7 +330,7 @@ func (s *Invitations) List(ctx context.Context, p *auth.Principal, state *string
 	if invs == nil {
 		invs = []*Invitation{}
 	}
-	return &InvitationPage{Data: invs, Pagination: Pagination{Total: total, Limit: l, Offset: o, HasMore: o+l < total}}, nil
+	return &InvitationPage{Data: invs, Pagination: apitype.NewPagination(total, l, o)}, nil
 }
 
 // Revoke revokes invitation id of p's organization and returns it with its

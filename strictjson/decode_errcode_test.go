@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/strictjson"
 )
@@ -17,7 +17,7 @@ import (
 type codedTarget struct {
 	Count      int                                 `json:"count"`
 	Parameters *params.LinkConfig                  `json:"parameters"`
-	Patch      linking.Optional[params.LinkConfig] `json:"patch"`
+	Patch      apitype.Optional[params.LinkConfig] `json:"patch"`
 }
 
 // A field whose UnmarshalJSON returns our error type keeps its own field
