@@ -24,9 +24,11 @@
 //     stored and a code whose step is not later is refused, so no code works
 //     twice, and the store's conditional update settles concurrent uses.
 //   - The TOTP secret is stored encrypted with AES-256-GCM under a key derived
-//     from the server secret with HKDF-SHA256 (label "hoplink account totp
-//     secret v1"), with the user id as additional data, in the form
-//     "v1:" + base64url(nonce || ciphertext). Losing or changing the server
+//     from the server secret with secretkey.Derive (purpose "hoplink account
+//     totp secret v2"), with the user id as additional data, in the form
+//     "v2:" + base64url(nonce || ciphertext). Secrets stored by earlier
+//     releases ("v1:", under an HKDF-SHA256 key of the label "hoplink
+//     account totp secret v1") still open. Losing or changing the server
 //     secret makes enrolled authenticators unreadable: users then sign in
 //     with a backup code or an operator resets their two-factor state.
 //   - Backup codes: ten codes of ten characters from a 31-symbol alphabet

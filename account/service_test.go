@@ -344,7 +344,7 @@ func TestTwoFactor(t *testing.T) {
 	t.Run("the secret is stored encrypted", func(t *testing.T) {
 		rec, err := e.store.TOTP(ctx, u.ID)
 		require.NoError(t, err)
-		assert.True(t, strings.HasPrefix(rec.SealedSecret, "v1:"))
+		assert.True(t, strings.HasPrefix(rec.SealedSecret, "v2:"))
 		assert.NotContains(t, rec.SealedSecret, base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(key))
 	})
 

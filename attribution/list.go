@@ -2,9 +2,7 @@ package attribution
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/cursor"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/secretkey"
 	"github.com/hoplink/hoplink/org"
 )
 
@@ -132,9 +131,7 @@ func listCursorKey(secret []byte) []byte {
 		secret = make([]byte, 32)
 		_, _ = rand.Read(secret)
 	}
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("hoplink list cursor v1"))
-	return m.Sum(nil)
+	return secretkey.Derive(secret, "hoplink list cursor v1")
 }
 
 // The lists' cursor.List values; a cursor of one is refused by the other.

@@ -2,8 +2,6 @@ package audit
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -13,6 +11,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/cursor"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // Page sizes of List.
@@ -84,9 +83,8 @@ func NewService(store Store, serverSecret []byte, clock func() time.Time) (*Serv
 	if len(serverSecret) < MinSecretSize {
 		return nil, fmt.Errorf("audit: the server secret must be at least %d bytes", MinSecretSize)
 	}
-	m := hmac.New(sha256.New, serverSecret)
-	m.Write([]byte("hoplink audit cursor v1"))
-	return &Service{Recorder: NewRecorder(store, clock), store: store, cursors: cursor.NewSigner(m.Sum(nil))}, nil
+	return &Service{Recorder: NewRecorder(store, clock), store: store,
+		cursors: cursor.NewSigner(secretkey.Derive(serverSecret, "hoplink audit cursor v1"))}, nil
 }
 
 // subject returns the user an event without an organization is about: its

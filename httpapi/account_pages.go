@@ -20,6 +20,7 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // The sign-in and account pages on the service host (SPEC.md,
@@ -86,7 +87,7 @@ func newAccountPages(a *API, opts AccountPagesOptions) *accountPages {
 	p := &accountPages{
 		a:        a,
 		accounts: a.opts.Accounts,
-		csrfKey:  deriveKey(secret, "hoplink account pages csrf v1"),
+		csrfKey:  secretkey.Derive(secret, "hoplink account pages csrf v1"),
 		secure:   opts.PublicURL != nil && opts.PublicURL.Scheme == "https",
 		clock:    opts.Clock,
 	}

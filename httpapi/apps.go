@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // appRoutes registers the /apps endpoints on v1.
@@ -22,7 +23,7 @@ func (a *API) createApp(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	var in linking.AppInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	app, err := a.opts.Apps.Create(req.Context(), principal(req), in)
@@ -70,7 +71,7 @@ func (a *API) updateApp(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	var in linking.AppInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	app, err := a.opts.Apps.Update(req.Context(), principal(req), id, in)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
@@ -241,7 +242,7 @@ func TestListApps(t *testing.T) {
 
 		type page struct {
 			Data       []linking.App      `json:"data"`
-			Pagination linking.Pagination `json:"pagination"`
+			Pagination apitype.Pagination `json:"pagination"`
 		}
 		list := func(t *testing.T, key, query string) page {
 			t.Helper()
@@ -263,19 +264,19 @@ func TestListApps(t *testing.T) {
 			name  string
 			query string
 			want  []string
-			pag   linking.Pagination
+			pag   apitype.Pagination
 		}{
-			{"every app of the organization, oldest first, 20 by default", "", names, linking.Pagination{Total: 6, Limit: 20, Offset: 0}},
-			{"a first page", "?limit=2", names[:2], linking.Pagination{Total: 6, Limit: 2, Offset: 0, HasMore: true}},
-			{"a middle page", "?limit=2&offset=2", names[2:4], linking.Pagination{Total: 6, Limit: 2, Offset: 2, HasMore: true}},
-			{"the last page", "?limit=2&offset=4", names[4:], linking.Pagination{Total: 6, Limit: 2, Offset: 4}},
-			{"past the end", "?offset=10", []string{}, linking.Pagination{Total: 6, Limit: 20, Offset: 10}},
-			{"limit 100", "?limit=100", names, linking.Pagination{Total: 6, Limit: 100, Offset: 0}},
-			{"search the name, ignoring case", "?search=sHoP", []string{"Shop"}, linking.Pagination{Total: 1, Limit: 20}},
-			{"search the bundle id", "?search=acme.app3", []string{"App 3"}, linking.Pagination{Total: 1, Limit: 20}},
-			{"search the package name, ignoring case", "?search=" + url.QueryEscape("SHOP.android"), []string{"Shop"}, linking.Pagination{Total: 1, Limit: 20}},
-			{"search and page", "?search=app&limit=2&offset=1", names[1:3], linking.Pagination{Total: 5, Limit: 2, Offset: 1, HasMore: true}},
-			{"search of 200 characters", "?search=" + strings.Repeat("x", 200), []string{}, linking.Pagination{Total: 0, Limit: 20}},
+			{"every app of the organization, oldest first, 20 by default", "", names, apitype.Pagination{Total: 6, Limit: 20, Offset: 0}},
+			{"a first page", "?limit=2", names[:2], apitype.Pagination{Total: 6, Limit: 2, Offset: 0, HasMore: true}},
+			{"a middle page", "?limit=2&offset=2", names[2:4], apitype.Pagination{Total: 6, Limit: 2, Offset: 2, HasMore: true}},
+			{"the last page", "?limit=2&offset=4", names[4:], apitype.Pagination{Total: 6, Limit: 2, Offset: 4}},
+			{"past the end", "?offset=10", []string{}, apitype.Pagination{Total: 6, Limit: 20, Offset: 10}},
+			{"limit 100", "?limit=100", names, apitype.Pagination{Total: 6, Limit: 100, Offset: 0}},
+			{"search the name, ignoring case", "?search=sHoP", []string{"Shop"}, apitype.Pagination{Total: 1, Limit: 20}},
+			{"search the bundle id", "?search=acme.app3", []string{"App 3"}, apitype.Pagination{Total: 1, Limit: 20}},
+			{"search the package name, ignoring case", "?search=" + url.QueryEscape("SHOP.android"), []string{"Shop"}, apitype.Pagination{Total: 1, Limit: 20}},
+			{"search and page", "?search=app&limit=2&offset=1", names[1:3], apitype.Pagination{Total: 5, Limit: 2, Offset: 1, HasMore: true}},
+			{"search of 200 characters", "?search=" + strings.Repeat("x", 200), []string{}, apitype.Pagination{Total: 0, Limit: 20}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // AppIDHeader names the app calling POST /v1/attribution/match: its id, iOS
@@ -46,7 +47,7 @@ func (a *API) matchAttribution(w http.ResponseWriter, req bunrouter.Request) err
 		return err
 	}
 	var in attribution.MatchRequest
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	if err := in.Validate(); err != nil {

@@ -25,7 +25,7 @@ func BenchmarkAuthenticatedRequest(b *testing.B) {
 	_, key, err := orgs.Create(context.Background(), "Bench", org.PlanFree)
 	require.NoError(b, err)
 	// A limit no benchmark reaches, so that every request is served.
-	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: httpapi.KeyRule.Window}
+	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: ratelimit.KeyRule.Window}
 	h := httpapi.New(httpapi.Options{Authenticator: authn, Orgs: orgs, Limiter: limiterWithRule{ratelimit.NewMemory(nil, 0), benchRule}})
 	req := httptest.NewRequest(http.MethodGet, "/v1/sdk/validate", nil)
 	req.Header.Set("Authorization", "Bearer "+key.RawKey)

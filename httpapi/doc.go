@@ -1,19 +1,25 @@
 // Package httpapi is Hoplink's HTTP adapter (DESIGN.md): the /v1 REST API on
-// bunrouter with the error envelope, strict decoding and the middleware
-// (request ids, recovery, client IP behind trusted proxies, key
-// authentication, rate limits); the link-domain handler (redirects,
-// previews, password pages, association files); HostRouter, which splits
-// the two by Host; and the sign-in and account pages of the service host.
+// bunrouter with the middleware (request ids, recovery, client IP behind
+// trusted proxies, key authentication, rate limits); the link-domain
+// handler (redirects, previews, password pages, association files);
+// HostRouter, which splits the two by Host; and the sign-in and account
+// pages of the service host.
 // It translates HTTP into service calls and service errors into responses;
 // business rules live in the services. It does not import store or fx.
+//
+// The conventions it shares with the other adapters live in leaf packages
+// it imports: the error envelope and status table (errcode/httperr), strict
+// JSON decoding (strictjson), the client IP (clientip), the key derivation
+// from the server secret (secretkey), and the rate-limit rules with their
+// HTTP helper (ratelimit).
 //
 // # Sign-in and account pages
 //
 // The pages (/login, /logout, /account, /account/2fa; account_pages.go and
 // account_pages_render.go) live here rather than in a package of their own
 // because they share what the link-password pages and the API already have:
-// the router and its request ids and client IP, the key derivation from the
-// server secret, the length-prefixed HMAC fields and the HTML page helpers.
+// the router and its request ids and client IP, the length-prefixed HMAC
+// fields and the HTML page helpers.
 // They are mounted on the API's root group (Options.AccountPages with
 // Options.Accounts) and call package account for every rule; package audit
 // records what they do. They are server-rendered with html/template, need no

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // domainRoutes registers the /domains endpoints on v1 and the TLS question
@@ -25,7 +26,7 @@ func (a *API) createDomain(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	var in linking.CreateDomainInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	d, err := a.opts.Domains.Create(req.Context(), principal(req), in)

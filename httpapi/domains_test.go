@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
@@ -275,13 +276,13 @@ func TestListGetAndDeleteDomains(t *testing.T) {
 			require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
 			var page struct {
 				Data       []domainBody       `json:"data"`
-				Pagination linking.Pagination `json:"pagination"`
+				Pagination apitype.Pagination `json:"pagination"`
 			}
 			resp.decode(t, &page)
 			require.Len(t, page.Data, 2)
 			assert.Equal(t, ids[0], page.Data[0].ID)
 			assert.Equal(t, ids[1], page.Data[1].ID)
-			assert.Equal(t, linking.Pagination{Total: 3, Limit: 2, Offset: 0, HasMore: true}, page.Pagination)
+			assert.Equal(t, apitype.Pagination{Total: 3, Limit: 2, Offset: 0, HasMore: true}, page.Pagination)
 			resp = h.get(t, o.key.raw, "/v1/domains?limit=2&offset=2")
 			resp.decode(t, &page)
 			require.Len(t, page.Data, 1)
@@ -587,7 +588,7 @@ func TestTLSAskIsLimitedPerIP(t *testing.T) {
 		return h.do(t, request{method: http.MethodGet, path: "/v1/internal/tls/ask?domain=a.example",
 			headers: map[string]string{"X-Forwarded-For": ip}})
 	}
-	for i := 0; i < httpapi.AnonymousRule.Limit; i++ {
+	for i := 0; i < ratelimit.AnonymousRule.Limit; i++ {
 		require.Equal(t, http.StatusNotFound, ask("192.0.2.7").status)
 	}
 	resp := ask("192.0.2.7")

@@ -9,6 +9,7 @@ import (
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // pathID returns the path parameter name as a UUID, or 400 INVALID_ID. The
@@ -46,7 +47,7 @@ func (a *API) createKey(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	var in auth.CreateKeyInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	k, err := a.opts.Keys.Create(req.Context(), principal(req), in)
@@ -163,9 +164,7 @@ func (a *API) readyz(w http.ResponseWriter, req bunrouter.Request) error {
 	if a.opts.Ready != nil {
 		if err := a.opts.Ready(req.Context()); err != nil {
 			a.log.WarnContext(req.Context(), "not ready", "err", err)
-			w.Header().Set("Retry-After", RetryAfterUnavailable)
-			writeJSON(w, http.StatusServiceUnavailable, errorBody{Error: errorObject{
-				Code: errcode.ServiceUnavailable, Message: "the database cannot be reached"}})
+			writeError(w, req.Request, nil, errcode.New(errcode.ServiceUnavailable, "the database cannot be reached"), "")
 			return nil
 		}
 	}

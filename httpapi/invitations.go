@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // invitationRoutes registers the /invitations endpoints on v1.
@@ -20,7 +21,7 @@ func (a *API) createInvitation(w http.ResponseWriter, req bunrouter.Request) err
 		return err
 	}
 	var in org.CreateInvitationInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	inv, err := a.opts.Invitations.Create(req.Context(), principal(req), in)

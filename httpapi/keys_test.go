@@ -13,9 +13,9 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 func TestCreateKey(t *testing.T) {
@@ -174,8 +174,8 @@ func TestCreateKeyRefusals(t *testing.T) {
 		{name: "the body must be one object", body: `{"name":"ci","scopes":["links:read"]} {}`, off: true, fields: []string{"body"}},
 		{name: "a null body is refused", body: `null`, off: true, fields: []string{"body"}},
 		{name: "a missing body is refused", body: ``, off: true, fields: []string{"body"}},
-		{name: "a body of exactly 1 MiB is read", body: `{"name":"` + strings.Repeat("a", httpapi.MaxBodyBytes-len(`{"name":"","scopes":["links:read"]}`)) + `","scopes":["links:read"]}`, off: true, fields: []string{"name"}},
-		{name: "a body over 1 MiB is too large", body: `{"name":"` + strings.Repeat("a", httpapi.MaxBodyBytes) + `","scopes":["links:read"]}`, off: true, status: http.StatusRequestEntityTooLarge, code: errcode.PayloadTooLarge},
+		{name: "a body of exactly 1 MiB is read", body: `{"name":"` + strings.Repeat("a", strictjson.MaxBodyBytes-len(`{"name":"","scopes":["links:read"]}`)) + `","scopes":["links:read"]}`, off: true, fields: []string{"name"}},
+		{name: "a body over 1 MiB is too large", body: `{"name":"` + strings.Repeat("a", strictjson.MaxBodyBytes) + `","scopes":["links:read"]}`, off: true, status: http.StatusRequestEntityTooLarge, code: errcode.PayloadTooLarge},
 		{name: "a request without a key is 401", key: "none", body: `{"name":"ci","scopes":["links:read"]}`, status: http.StatusUnauthorized, code: errcode.Unauthorized},
 		{name: "a key without keys:write is 403", key: "keys:read", body: `{"name":"ci","scopes":["links:read"]}`, status: http.StatusForbidden, code: errcode.Forbidden},
 		{name: "a member's key may not give a scope the member role lacks", key: "member", body: `{"name":"ci","scopes":["links:read","apps:write"]}`, status: http.StatusForbidden, code: errcode.Forbidden},

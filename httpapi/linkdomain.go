@@ -13,7 +13,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -267,7 +269,7 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 			Device:         device,
 			Route:          route,
 			Location:       location,
-			ClientIP:       ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies),
+			ClientIP:       clientip.FromRequest(r, h.opts.TrustedProxies),
 			UserAgent:      r.UserAgent(),
 			AcceptLanguage: r.Header.Get("Accept-Language"),
 			Referer:        r.Referer(),
@@ -409,15 +411,15 @@ var errorTexts = map[int]struct{ Title, Text string }{
 func (h *LinkDomain) fail(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header()["Cache-Control"] = noStore
 	if prefersJSON(r.Header.Get("Accept")) {
-		WriteError(w, r, h.log, err)
+		writeError(w, r, h.log, err, "")
 		return
 	}
-	status, _ := Envelope(err)
+	status, _ := httperr.Envelope(err)
 	if status >= 500 {
 		h.log.ErrorContext(r.Context(), "link-domain request failed", "method", r.Method, "host", r.Host,
 			"path", r.URL.Path, "status", status, "err", err)
 		if status == http.StatusServiceUnavailable {
-			w.Header().Set("Retry-After", RetryAfterUnavailable)
+			w.Header().Set("Retry-After", httperr.RetryAfterUnavailable)
 		}
 	}
 	text, ok := errorTexts[status]

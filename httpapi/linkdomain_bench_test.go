@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
@@ -26,7 +27,7 @@ import (
 func BenchmarkLinkDomainRedirect(b *testing.B) {
 	utm := "newsletter"
 	_, _, _, r := benchLink(b, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
-		Slug: linking.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm})
+		Slug: apitype.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm})
 	h := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r})
 	// With the click built and handed to a recorder, as serve does; the
 	// recorder here keeps nothing, so that the figure is the handler's share
@@ -78,7 +79,7 @@ func benchLink(b *testing.B, in linking.CreateLinkInput) (*store.Store, *org.Org
 	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
 	apps := linking.NewAppService(s, s, authn, linkDomain, nil, nil)
 	apps.SetCache(r)
-	_, err = apps.Create(ctx, p, linking.AppInput{Name: linking.Some("Bench")})
+	_, err = apps.Create(ctx, p, linking.AppInput{Name: apitype.Some("Bench")})
 	require.NoError(b, err)
 	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain, Cache: r})
 	_, err = links.Create(ctx, p, in)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
@@ -454,7 +455,7 @@ func TestLinkDomainAssociationFiles(t *testing.T) {
 		full := h.fullApp(t, o, `["/products/*","/offers/*"]`)
 		allPaths := h.fullApp(t, h.newOrg(t, "Beta"), "null")
 		gamma := h.newOrg(t, "Gamma")
-		bare, err := h.apps.Create(context.Background(), principalOf(gamma), linking.AppInput{Name: linking.Some("Bare")})
+		bare, err := h.apps.Create(context.Background(), principalOf(gamma), linking.AppInput{Name: apitype.Some("Bare")})
 		require.NoError(t, err)
 
 		t.Run("apple-app-site-association, field by field", func(t *testing.T) {
@@ -527,8 +528,8 @@ func TestLinkDomainAssociationFiles(t *testing.T) {
 
 		t.Run("an app that gains the fields serves them at once", func(t *testing.T) {
 			_, err := h.apps.Update(context.Background(), principalOf(gamma), bare.ID, linking.AppInput{
-				AndroidPackageName:        linking.Some("com.example.bare"),
-				AndroidSHA256Fingerprints: linking.Some([]string{testFingerprint}),
+				AndroidPackageName:        apitype.Some("com.example.bare"),
+				AndroidSHA256Fingerprints: apitype.Some([]string{testFingerprint}),
 			})
 			require.NoError(t, err)
 			resp := h.visit(t, visit{host: bare.LinkDomain, path: httpapi.AssetLinksPath})

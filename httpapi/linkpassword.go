@@ -18,9 +18,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // Password-protected links (SPEC.md, Redirect behaviour on link domains).
@@ -68,8 +70,8 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 		_, _ = rand.Read(secret) // crypto/rand.Read never fails (Go 1.24)
 	}
 	g := passwordGate{
-		csrfKey:   deriveKey(secret, "hoplink link password csrf v1"),
-		cookieKey: deriveKey(secret, "hoplink link password cookie v1"),
+		csrfKey:   secretkey.Derive(secret, "hoplink link password csrf v1"),
+		cookieKey: secretkey.Derive(secret, "hoplink link password cookie v1"),
 		limiter:   opts.Limiter,
 		rule:      opts.PasswordRule,
 		verify:    opts.VerifyPassword,
@@ -85,15 +87,6 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 		g.verify = identity.VerifyPassword
 	}
 	return g
-}
-
-// deriveKey derives a key for one purpose from the server secret, as
-// HMAC-SHA256(secret, label): the secret is high-entropy, so this is a
-// sound key derivation, and keys of different labels are independent.
-func deriveKey(secret []byte, label string) []byte {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(label))
-	return m.Sum(nil)
 }
 
 // passwordFormData fills passwordPage.
@@ -183,7 +176,7 @@ func (h *LinkDomain) protected(w http.ResponseWriter, r *http.Request, host, slu
 		return
 	}
 
-	ip := ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies)
+	ip := clientip.FromRequest(r, h.opts.TrustedProxies)
 	if ok, retry := h.allowAttempt(r.Context(), res.Link.ID, ip); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		h.showPasswordForm(w, r, http.StatusTooManyRequests, domain, slug, tooManyAttempts(retry))
@@ -274,8 +267,7 @@ func (h *LinkDomain) isHTTPS(r *http.Request) bool {
 	if len(proto) == 0 || len(h.opts.TrustedProxies) == 0 {
 		return false
 	}
-	peer := parseAddr(r.RemoteAddr)
-	if !peer.IsValid() || !inAny(peer, h.opts.TrustedProxies) {
+	if !clientip.PeerTrusted(r.RemoteAddr, h.opts.TrustedProxies) {
 		return false
 	}
 	// The proxy next to us appends last.

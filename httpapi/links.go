@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // linkRoutes registers the /links endpoints on v1.
@@ -26,7 +27,7 @@ func (a *API) createLink(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	var in linking.CreateLinkInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	l, err := a.opts.Links.Create(req.Context(), principal(req), in)
@@ -76,7 +77,7 @@ func (a *API) updateLink(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	var in linking.UpdateLinkInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	l, err := a.opts.Links.Update(req.Context(), principal(req), id, in)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // memberRoutes registers the team endpoints on v1.
@@ -39,7 +40,7 @@ func (a *API) updateMember(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	var in org.UpdateMemberInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		return err
 	}
 	m, err := a.opts.Team.UpdateRole(req.Context(), principal(req), id, in)

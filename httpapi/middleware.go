@@ -9,11 +9,11 @@ import (
 	"net/netip"
 	"runtime/debug"
 	"slices"
-	"strconv"
 
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/ratelimit"
 )
@@ -22,7 +22,6 @@ var (
 	errNotFound         = errcode.New(errcode.NotFound, "no such resource")
 	errMethodNotAllowed = errcode.New(errcode.MethodNotAllowed, "this method is not allowed here")
 	errSDKRoute         = errcode.New(errcode.SDKKeyRouteForbidden, "SDK keys may call only the SDK routes")
-	errRateLimited      = errcode.New(errcode.RateLimitExceeded, "too many requests; retry after the time in Retry-After")
 )
 
 type ctxKey int
@@ -62,7 +61,7 @@ func (a *API) requestID(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 			id = hex.EncodeToString(b[:])
 		}
 		w.Header().Set("X-Request-Id", id)
-		ip := ClientIP(req.RemoteAddr, req.Header.Values("X-Forwarded-For"), a.opts.TrustedProxies)
+		ip := clientip.FromRequest(req.Request, a.opts.TrustedProxies)
 		ctx := context.WithValue(req.Context(), requestIDKey, id)
 		ctx = context.WithValue(ctx, clientIPKey, ip)
 		return next(w, req.WithContext(ctx))
@@ -92,7 +91,7 @@ func (a *API) recoverer(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 				}
 				a.log.ErrorContext(req.Context(), "panic serving request", "route", logRoute(req.Request, req.Route()),
 					"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				WriteError(w, req.Request, nil, errcode.New(errcode.InternalError, "an unexpected error occurred"))
+				writeError(w, req.Request, nil, errcode.New(errcode.InternalError, "an unexpected error occurred"), "")
 				err = nil
 			}
 		}()
@@ -116,48 +115,30 @@ func (a *API) authenticate(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 		if err != nil {
 			// Without a valid key (or when it cannot be checked) the client
 			// IP's allowance applies.
-			if a.limit(w, req.Request, "ip:"+ip.String(), AnonymousRule) {
-				WriteError(w, req.Request, a.log, err)
+			if a.limit(w, req.Request, "ip:"+ip.String(), ratelimit.AnonymousRule) {
+				writeError(w, req.Request, a.log, err, "")
 			}
 			return nil
 		}
 		sdkRoute := a.isSDKRoute(req.Method, route)
-		bucket, rule := "key:"+p.KeyID.String(), KeyRule
+		bucket, rule := "key:"+p.KeyID.String(), ratelimit.KeyRule
 		if sdkRoute {
-			bucket, rule = "sdk:"+p.KeyID.String()+":"+ip.String(), SDKRule
+			bucket, rule = "sdk:"+p.KeyID.String()+":"+ip.String(), ratelimit.SDKRule
 		}
 		if !a.limit(w, req.Request, bucket, rule) {
 			return nil
 		}
 		if p.Type == auth.KeyTypeSDK && !sdkRoute {
-			WriteError(w, req.Request, a.log, errSDKRoute)
+			writeError(w, req.Request, a.log, errSDKRoute, "")
 			return nil
 		}
 		return next(w, req.WithContext(context.WithValue(ctx, principalKey, p)))
 	}
 }
 
-// limit counts the request against bucket, sets the rate-limit headers and,
-// when the bucket is spent, writes 429 and returns false. A limiter that
-// fails lets the request through (and logs), so a Redis outage does not take
-// the API down.
+// limit counts the request against bucket and sets the rate-limit headers
+// (ratelimit.Check); when the bucket is spent it writes 429 and returns
+// false.
 func (a *API) limit(w http.ResponseWriter, r *http.Request, bucket string, rule ratelimit.Rule) bool {
-	if a.opts.Limiter == nil {
-		return true
-	}
-	res, err := a.opts.Limiter.Allow(r.Context(), bucket, rule)
-	if err != nil {
-		a.log.WarnContext(r.Context(), "rate limiter failed; letting the request through", "err", err)
-		return true
-	}
-	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.Itoa(res.ResetSeconds()))
-	if !res.Allowed {
-		h.Set("Retry-After", strconv.Itoa(res.RetryAfterSeconds()))
-		WriteError(w, r, nil, errRateLimited)
-		return false
-	}
-	return true
+	return ratelimit.Check(w, r, a.opts.Limiter, a.log, bucket, rule)
 }

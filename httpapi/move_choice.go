@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // The move choice of a link on its app's previous subdomain (SPEC.md, link
@@ -25,7 +26,7 @@ func (a *API) putMoveChoice(w http.ResponseWriter, req bunrouter.Request) error 
 		return err
 	}
 	var in linking.MoveChoiceInput
-	if err := decode(req.Request, &in); err != nil {
+	if err := strictjson.Decode(req.Request, &in); err != nil {
 		// A missing link, or another's link of a member, wins over a bad body.
 		if first := a.opts.Links.CheckMoveChoice(req.Context(), p, id); first != nil {
 			return first

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 )
@@ -18,7 +19,7 @@ import (
 // the link's own entry it leads to, and the 301 with its short body.
 func BenchmarkLinkDomainOldAddress(b *testing.B) {
 	s, o, _, r := benchLink(b, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
-		Slug: linking.Some("bench").Ptr()})
+		Slug: apitype.Some("bench").Ptr()})
 	ctx := context.Background()
 	l, err := s.LinkByDomainSlug(ctx, linkDomain, "bench")
 	require.NoError(b, err)

@@ -6,6 +6,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/params"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // parameterRoutes registers the organization parameter-default endpoints on v1.
@@ -35,7 +36,7 @@ func (a *API) putOrgParameters(w http.ResponseWriter, req bunrouter.Request) err
 	if err != nil {
 		return err
 	}
-	body, err := readBody(req.Request)
+	body, err := strictjson.ReadBody(req.Request)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
@@ -31,13 +32,13 @@ func BenchmarkResolveLink(b *testing.B) {
 	utm := "newsletter"
 	ios, android := "https://shop.example/ios", "shopapp://product/1"
 	s, o, authn, r := benchLink(b, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
-		Slug: linking.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm, IOSURL: &ios, AndroidURL: &android})
+		Slug: apitype.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm, IOSURL: &ios, AndroidURL: &android})
 	ctx := context.Background()
 	keys := auth.NewKeys(s, authn, nil, nil)
 	sdk, err := keys.CreateFor(ctx, o.ID, nil, "", auth.CreateKeyInput{Name: "sdk", Type: auth.KeyTypeSDK})
 	require.NoError(b, err)
 
-	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: httpapi.SDKRule.Window}
+	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: ratelimit.SDKRule.Window}
 	h := httpapi.New(httpapi.Options{
 		Authenticator:     authn,
 		Resolver:          r,

@@ -21,6 +21,7 @@ import (
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -511,7 +512,7 @@ func TestSDKRoutesLimitedPerKeyAndIP(t *testing.T) {
 		from := func(ip string) *response {
 			return h.resolve(t, resolve{key: sdk, slug: "spring", headers: map[string]string{"X-Forwarded-For": ip}})
 		}
-		for i := range httpapi.SDKRule.Limit {
+		for i := range ratelimit.SDKRule.Limit {
 			require.Equal(t, http.StatusOK, from("203.0.113.1").status, "request %d", i+1)
 		}
 		resp := from("203.0.113.1")

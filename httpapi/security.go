@@ -10,6 +10,7 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // securityRoutes registers the organization security-policy endpoints on v1.
@@ -75,7 +76,7 @@ func (a *API) putOrgSecurity(w http.ResponseWriter, req bunrouter.Request) error
 		return err
 	}
 	var body securityPolicy
-	if err := decode(req.Request, &body); err != nil {
+	if err := strictjson.Decode(req.Request, &body); err != nil {
 		return err
 	}
 	pol, err := body.policy()

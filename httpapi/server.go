@@ -20,16 +20,6 @@ import (
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
-// Rate-limit rules (SPEC.md, Limits).
-var (
-	// KeyRule limits each key on every route but the SDK routes.
-	KeyRule = ratelimit.Rule{Limit: 60, Window: time.Minute}
-	// SDKRule limits each key per client IP on the SDK routes.
-	SDKRule = ratelimit.Rule{Limit: 60, Window: time.Minute}
-	// AnonymousRule limits requests without a valid key per client IP.
-	AnonymousRule = ratelimit.Rule{Limit: 60, Window: time.Minute}
-)
-
 // Options configure the API handler. Services left nil leave their routes out.
 type Options struct {
 	// Authenticator authenticates every /v1 request; nil serves /healthz and
@@ -254,7 +244,7 @@ func (a *API) errors(h bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 
 func (a *API) notFound(w http.ResponseWriter, req bunrouter.Request) error {
 	if a.anonymousLimit(w, req.Request) {
-		WriteError(w, req.Request, a.log, errNotFound)
+		writeError(w, req.Request, a.log, errNotFound, "")
 	}
 	return nil
 }
@@ -272,10 +262,10 @@ func (a *API) anonymousLimit(w http.ResponseWriter, r *http.Request) bool {
 	if a.opts.Authenticator == nil || !strings.HasPrefix(r.URL.Path, "/v1/") {
 		return true
 	}
-	return a.limit(w, r, "ip:"+ClientIPFrom(r.Context()).String(), AnonymousRule)
+	return a.limit(w, r, "ip:"+ClientIPFrom(r.Context()).String(), ratelimit.AnonymousRule)
 }
 
 func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	WriteError(w, r, nil, errMethodNotAllowed)
+	writeError(w, r, nil, errMethodNotAllowed, "")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/org"
@@ -22,16 +23,16 @@ import (
 // clears it (name cannot be cleared). A path or fingerprint list sent as []
 // is stored as [] and returned so, apart from null.
 type AppInput struct {
-	Name                      Optional[string]   `json:"name"`
-	IOSBundleID               Optional[string]   `json:"ios_bundle_id"`
-	IOSTeamID                 Optional[string]   `json:"ios_team_id"`
-	IOSAppStoreID             Optional[string]   `json:"ios_app_store_id"`
-	IOSAppStoreURL            Optional[string]   `json:"ios_app_store_url"`
-	IOSUniversalLinkPaths     Optional[[]string] `json:"ios_universal_link_paths"`
-	AndroidPackageName        Optional[string]   `json:"android_package_name"`
-	AndroidSHA256Fingerprints Optional[[]string] `json:"android_sha256_fingerprints"`
-	AndroidPlayStoreURL       Optional[string]   `json:"android_play_store_url"`
-	AndroidAppLinksPaths      Optional[[]string] `json:"android_app_links_paths"`
+	Name                      apitype.Optional[string]   `json:"name"`
+	IOSBundleID               apitype.Optional[string]   `json:"ios_bundle_id"`
+	IOSTeamID                 apitype.Optional[string]   `json:"ios_team_id"`
+	IOSAppStoreID             apitype.Optional[string]   `json:"ios_app_store_id"`
+	IOSAppStoreURL            apitype.Optional[string]   `json:"ios_app_store_url"`
+	IOSUniversalLinkPaths     apitype.Optional[[]string] `json:"ios_universal_link_paths"`
+	AndroidPackageName        apitype.Optional[string]   `json:"android_package_name"`
+	AndroidSHA256Fingerprints apitype.Optional[[]string] `json:"android_sha256_fingerprints"`
+	AndroidPlayStoreURL       apitype.Optional[string]   `json:"android_play_store_url"`
+	AndroidAppLinksPaths      apitype.Optional[[]string] `json:"android_app_links_paths"`
 }
 
 // ListAppsInput is the query of GET /apps. Nil means absent.
@@ -46,8 +47,8 @@ type ListAppsInput struct {
 
 // AppPage is one page of GET /apps, oldest first.
 type AppPage struct {
-	Data       []*App     `json:"data"`
-	Pagination Pagination `json:"pagination"`
+	Data       []*App             `json:"data"`
+	Pagination apitype.Pagination `json:"pagination"`
 }
 
 // handleAttempts is how many suffixed handles Create tries after the plain
@@ -190,7 +191,7 @@ func (s *AppService) List(ctx context.Context, p *auth.Principal, in ListAppsInp
 		return nil, err
 	}
 	var fields []errcode.FieldError
-	limit, offset, err := PageBounds(in.Limit, in.Offset)
+	limit, offset, err := apitype.PageBounds(in.Limit, in.Offset)
 	if e, ok := errcode.As(err); ok {
 		fields = append(fields, e.Fields...)
 	}
@@ -217,7 +218,7 @@ func (s *AppService) List(ctx context.Context, p *auth.Principal, in ListAppsInp
 	for _, a := range apps {
 		s.fill(a)
 	}
-	return &AppPage{Data: apps, Pagination: NewPagination(total, limit, offset)}, nil
+	return &AppPage{Data: apps, Pagination: apitype.NewPagination(total, limit, offset)}, nil
 }
 
 // Get returns app id of p's organization; NOT_FOUND when there is none there.
@@ -337,7 +338,7 @@ func applyAppInput(a *App, in AppInput, creating bool) error {
 			a.Name = in.Name.Value
 		}
 	}
-	text := func(p Optional[string], dst **string, check func(string) (string, error)) {
+	text := func(p apitype.Optional[string], dst **string, check func(string) (string, error)) {
 		switch {
 		case !p.Set:
 		case p.Null:
@@ -357,7 +358,7 @@ func applyAppInput(a *App, in AppInput, creating bool) error {
 	url := func(field string) func(string) (string, error) {
 		return func(v string) (string, error) { return NormalizeLinkURL(field, v) }
 	}
-	list := func(p Optional[[]string], dst *[]string, norm func([]string) ([]string, error)) {
+	list := func(p apitype.Optional[[]string], dst *[]string, norm func([]string) ([]string, error)) {
 		switch {
 		case !p.Set:
 		case p.Null:

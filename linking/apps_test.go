@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
@@ -243,9 +244,9 @@ var appFingerprint = strings.TrimSuffix(strings.Repeat("ab:", 32), ":")
 
 func TestAppInputTellsAbsentFromNull(t *testing.T) {
 	in := decodeAppInput(t, `{"name":"A","ios_bundle_id":null,"ios_universal_link_paths":[]}`)
-	assert.Equal(t, linking.Some("A"), in.Name)
-	assert.Equal(t, linking.Null[string](), in.IOSBundleID)
-	assert.Equal(t, linking.Some([]string{}), in.IOSUniversalLinkPaths)
+	assert.Equal(t, apitype.Some("A"), in.Name)
+	assert.Equal(t, apitype.Null[string](), in.IOSBundleID)
+	assert.Equal(t, apitype.Some([]string{}), in.IOSUniversalLinkPaths)
 	assert.False(t, in.IOSTeamID.Set, "absent")
 }
 
@@ -494,12 +495,12 @@ func TestListAppsValidation(t *testing.T) {
 	page, err := f.svc.List(ctx, f.p, linking.ListAppsInput{})
 	require.NoError(t, err)
 	assert.Len(t, page.Data, 3)
-	assert.Equal(t, linking.Pagination{Total: 3, Limit: 20, Offset: 0, HasMore: false}, page.Pagination)
+	assert.Equal(t, apitype.Pagination{Total: 3, Limit: 20, Offset: 0, HasMore: false}, page.Pagination)
 
 	page, err = f.svc.List(ctx, f.p, linking.ListAppsInput{Limit: n(2)})
 	require.NoError(t, err)
 	assert.Len(t, page.Data, 2)
-	assert.Equal(t, linking.Pagination{Total: 3, Limit: 2, Offset: 0, HasMore: true}, page.Pagination)
+	assert.Equal(t, apitype.Pagination{Total: 3, Limit: 2, Offset: 0, HasMore: true}, page.Pagination)
 
 	page, err = f.svc.List(ctx, f.p, linking.ListAppsInput{Offset: n(5)})
 	require.NoError(t, err)

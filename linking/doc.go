@@ -102,7 +102,9 @@
 //     the insert's transaction (LinkStore.CreateLink): a unique index on
 //     (domain, slug), and a count of the links created since the billing
 //     month began (org.PeriodStart), from which deleted links are gone.
-//   - Optional tells an absent PATCH field from null and from a value.
+//   - PATCH bodies tell an absent field from null and from a value with
+//     apitype.Optional; the lists page with apitype.PageBounds and
+//     apitype.Pagination.
 //
 // Old addresses of moved links (OldAddress; SPEC.md, resolve rule 4 and
 // domain rule 8):

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/org"
@@ -22,13 +23,13 @@ const DefaultVerifyTimeout = 5 * time.Second
 // CreateDomainInput is the body of POST /domains.
 type CreateDomainInput struct {
 	// Domain is the name to add; required.
-	Domain Optional[string] `json:"domain"`
+	Domain apitype.Optional[string] `json:"domain"`
 }
 
 // DomainPage is one page of GET /domains, oldest first.
 type DomainPage struct {
-	Data       []*Domain  `json:"data"`
-	Pagination Pagination `json:"pagination"`
+	Data       []*Domain          `json:"data"`
+	Pagination apitype.Pagination `json:"pagination"`
 }
 
 // DNSCheck is the dns object of an unsuccessful verification (SPEC.md, POST
@@ -189,7 +190,7 @@ func (s *DomainService) List(ctx context.Context, p *auth.Principal, limit, offs
 	if _, err := p.Authorize(auth.ScopeDomainsRead, auth.ActDomainsRead); err != nil {
 		return nil, err
 	}
-	l, o, err := PageBounds(limit, offset)
+	l, o, err := apitype.PageBounds(limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +204,7 @@ func (s *DomainService) List(ctx context.Context, p *auth.Principal, limit, offs
 	for _, d := range ds {
 		fillDomain(d)
 	}
-	return &DomainPage{Data: ds, Pagination: NewPagination(total, l, o)}, nil
+	return &DomainPage{Data: ds, Pagination: apitype.NewPagination(total, l, o)}, nil
 }
 
 // Get returns domain id of p's organization; NOT_FOUND when there is none there.

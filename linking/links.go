@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
@@ -369,8 +370,8 @@ type ListLinksInput struct {
 
 // LinkPage is one page of GET /links.
 type LinkPage struct {
-	Data       []Link     `json:"data"`
-	Pagination Pagination `json:"pagination"`
+	Data       []Link             `json:"data"`
+	Pagination apitype.Pagination `json:"pagination"`
 }
 
 // List returns a page of the links of p's organization, newest first. Every
@@ -381,7 +382,7 @@ func (s *LinkService) List(ctx context.Context, p *auth.Principal, in ListLinksI
 	}
 	f := LinkFilter{OrgID: p.OrgID, IsActive: in.IsActive}
 	var c checker
-	limit, offset, err := PageBounds(in.Limit, in.Offset)
+	limit, offset, err := apitype.PageBounds(in.Limit, in.Offset)
 	c.add(err)
 	f.Limit, f.Offset = limit, offset
 	if in.Tag != nil {
@@ -409,7 +410,7 @@ func (s *LinkService) List(ctx context.Context, p *auth.Principal, in ListLinksI
 	for i := range links {
 		s.present(&links[i])
 	}
-	return &LinkPage{Data: links, Pagination: NewPagination(total, f.Limit, f.Offset)}, nil
+	return &LinkPage{Data: links, Pagination: apitype.NewPagination(total, f.Limit, f.Offset)}, nil
 }
 
 // Get returns link id of p's organization with the old URLs that redirect
@@ -516,28 +517,28 @@ func (s *LinkService) writable(ctx context.Context, p *auth.Principal, id uuid.U
 // unchanged; null clears a field (all but destination_url and is_active
 // accept it). Domain and Slug are read only to be refused.
 type UpdateLinkInput struct {
-	DestinationURL     Optional[string]            `json:"destination_url"`
-	Name               Optional[string]            `json:"name"`
-	IOSURL             Optional[string]            `json:"ios_url"`
-	IOSFallbackURL     Optional[string]            `json:"ios_fallback_url"`
-	AndroidURL         Optional[string]            `json:"android_url"`
-	AndroidFallbackURL Optional[string]            `json:"android_fallback_url"`
-	OGTitle            Optional[string]            `json:"og_title"`
-	OGDescription      Optional[string]            `json:"og_description"`
-	OGImageURL         Optional[string]            `json:"og_image_url"`
-	Tags               Optional[[]string]          `json:"tags"`
-	ExpiresAt          Optional[time.Time]         `json:"expires_at"`
-	Password           Optional[string]            `json:"password"`
-	AppID              Optional[uuid.UUID]         `json:"app_id"`
-	UTMSource          Optional[string]            `json:"utm_source"`
-	UTMMedium          Optional[string]            `json:"utm_medium"`
-	UTMCampaign        Optional[string]            `json:"utm_campaign"`
-	MatchWindowHours   Optional[int]               `json:"match_window_hours"`
-	Parameters         Optional[params.LinkConfig] `json:"parameters"`
-	IsActive           Optional[bool]              `json:"is_active"`
+	DestinationURL     apitype.Optional[string]            `json:"destination_url"`
+	Name               apitype.Optional[string]            `json:"name"`
+	IOSURL             apitype.Optional[string]            `json:"ios_url"`
+	IOSFallbackURL     apitype.Optional[string]            `json:"ios_fallback_url"`
+	AndroidURL         apitype.Optional[string]            `json:"android_url"`
+	AndroidFallbackURL apitype.Optional[string]            `json:"android_fallback_url"`
+	OGTitle            apitype.Optional[string]            `json:"og_title"`
+	OGDescription      apitype.Optional[string]            `json:"og_description"`
+	OGImageURL         apitype.Optional[string]            `json:"og_image_url"`
+	Tags               apitype.Optional[[]string]          `json:"tags"`
+	ExpiresAt          apitype.Optional[time.Time]         `json:"expires_at"`
+	Password           apitype.Optional[string]            `json:"password"`
+	AppID              apitype.Optional[uuid.UUID]         `json:"app_id"`
+	UTMSource          apitype.Optional[string]            `json:"utm_source"`
+	UTMMedium          apitype.Optional[string]            `json:"utm_medium"`
+	UTMCampaign        apitype.Optional[string]            `json:"utm_campaign"`
+	MatchWindowHours   apitype.Optional[int]               `json:"match_window_hours"`
+	Parameters         apitype.Optional[params.LinkConfig] `json:"parameters"`
+	IsActive           apitype.Optional[bool]              `json:"is_active"`
 	// Domain and Slug never change: sending either is 400 IMMUTABLE_FIELD.
-	Domain Optional[json.RawMessage] `json:"domain"`
-	Slug   Optional[json.RawMessage] `json:"slug"`
+	Domain apitype.Optional[json.RawMessage] `json:"domain"`
+	Slug   apitype.Optional[json.RawMessage] `json:"slug"`
 }
 
 // Update changes link id of p's organization (SPEC.md, PATCH /links/{id}).
@@ -577,7 +578,7 @@ func (s *LinkService) Update(ctx context.Context, p *auth.Principal, id uuid.UUI
 		}
 		changed = true
 	}
-	set := func(dst **string, o Optional[string], check func(*string) *string) {
+	set := func(dst **string, o apitype.Optional[string], check func(*string) *string) {
 		if o.Set {
 			*dst = check(o.Ptr())
 			changed = true
@@ -680,12 +681,12 @@ func (s *LinkService) invalidate(l *Link) {
 // Activate reactivates link id (is_active true) and returns it. Activating an
 // active link changes nothing.
 func (s *LinkService) Activate(ctx context.Context, p *auth.Principal, id uuid.UUID) (*Link, error) {
-	return s.Update(ctx, p, id, UpdateLinkInput{IsActive: Some(true)})
+	return s.Update(ctx, p, id, UpdateLinkInput{IsActive: apitype.Some(true)})
 }
 
 // Deactivate pauses link id (is_active false) and returns it; its data is kept.
 func (s *LinkService) Deactivate(ctx context.Context, p *auth.Principal, id uuid.UUID) (*Link, error) {
-	return s.Update(ctx, p, id, UpdateLinkInput{IsActive: Some(false)})
+	return s.Update(ctx, p, id, UpdateLinkInput{IsActive: apitype.Some(false)})
 }
 
 // Delete deletes link id of p's organization for good and returns it as it

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
@@ -416,15 +417,15 @@ func TestUpdateLink(t *testing.T) {
 	})
 	t.Run("absent fields are unchanged, null clears, values replace", func(t *testing.T) {
 		l, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{
-			Name:        linking.Null[string](),
-			Password:    linking.Null[string](),
-			Parameters:  linking.Null[params.LinkConfig](),
-			UTMSource:   linking.Null[string](),
-			Tags:        linking.Null[[]string](),
-			AppID:       linking.Null[uuid.UUID](),
-			OGTitle:     linking.Some("Preview"),
-			IsActive:    linking.Some(false),
-			UTMCampaign: linking.Some("spring"),
+			Name:        apitype.Null[string](),
+			Password:    apitype.Null[string](),
+			Parameters:  apitype.Null[params.LinkConfig](),
+			UTMSource:   apitype.Null[string](),
+			Tags:        apitype.Null[[]string](),
+			AppID:       apitype.Null[uuid.UUID](),
+			OGTitle:     apitype.Some("Preview"),
+			IsActive:    apitype.Some(false),
+			UTMCampaign: apitype.Some("spring"),
 		})
 		require.NoError(t, err)
 		assert.Nil(t, l.Name, "null shows the slug again")
@@ -446,32 +447,32 @@ func TestUpdateLink(t *testing.T) {
 		assert.Equal(t, *l, got.Link)
 	})
 	t.Run("a new password is hashed", func(t *testing.T) {
-		l, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{Password: linking.Some("new secret")})
+		l, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{Password: apitype.Some("new secret")})
 		require.NoError(t, err)
 		assert.Equal(t, "test-hash:new secret", *l.PasswordHash)
 	})
 	t.Run("domain and slug are immutable", func(t *testing.T) {
-		_, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{Slug: linking.Some(json.RawMessage(`"x"`))})
+		_, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{Slug: apitype.Some(json.RawMessage(`"x"`))})
 		requireCode(t, err, errcode.ImmutableField)
 	})
 	t.Run("destination_url and is_active cannot be null", func(t *testing.T) {
 		_, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{
-			DestinationURL: linking.Null[string](), IsActive: linking.Null[bool]()})
+			DestinationURL: apitype.Null[string](), IsActive: apitype.Null[bool]()})
 		e := requireCode(t, err, errcode.ValidationError)
 		assert.Len(t, e.Fields, 2)
 	})
 	t.Run("a new app must use the link's domain", func(t *testing.T) {
 		other := f.newApp(t, f.org.ID, nil)
-		_, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{AppID: linking.Some(other.ID)})
+		_, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{AppID: apitype.Some(other.ID)})
 		requireCode(t, err, errcode.InvalidDomain)
-		l, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{AppID: linking.Some(f.app.ID)})
+		l, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{AppID: apitype.Some(f.app.ID)})
 		require.NoError(t, err, "the link lives on this app's subdomain")
 		assert.Equal(t, f.app.ID, *l.AppID)
 	})
 	t.Run("an app of another organization", func(t *testing.T) {
 		o := linkOrg(t, f.s, "someone-else")
 		theirs := f.newApp(t, o.ID, nil)
-		_, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{AppID: linking.Some(theirs.ID)})
+		_, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{AppID: apitype.Some(theirs.ID)})
 		requireCode(t, err, errcode.InvalidAppID)
 	})
 	t.Run("activate and deactivate", func(t *testing.T) {
@@ -485,7 +486,7 @@ func TestUpdateLink(t *testing.T) {
 	t.Run("another organization's link is not found", func(t *testing.T) {
 		o := linkOrg(t, f.s, "stranger")
 		p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
-		_, err := f.svc.Update(ctx, p, created.ID, linking.UpdateLinkInput{Name: linking.Some("x")})
+		_, err := f.svc.Update(ctx, p, created.ID, linking.UpdateLinkInput{Name: apitype.Some("x")})
 		requireCode(t, err, errcode.NotFound)
 		_, err = f.svc.Get(ctx, p, created.ID)
 		requireCode(t, err, errcode.NotFound)
@@ -507,7 +508,7 @@ func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, id := range []uuid.UUID{mine.ID, byOwnerKey.ID} {
-		_, err = f.svc.Update(ctx, bob, id, linking.UpdateLinkInput{Name: linking.Some("x")})
+		_, err = f.svc.Update(ctx, bob, id, linking.UpdateLinkInput{Name: apitype.Some("x")})
 		requireCode(t, err, errcode.Forbidden)
 		_, err = f.svc.Deactivate(ctx, bob, id)
 		requireCode(t, err, errcode.Forbidden)
@@ -520,9 +521,9 @@ func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, page.Data, 2, "members list every link")
 
-	_, err = f.svc.Update(ctx, alice, mine.ID, linking.UpdateLinkInput{Name: linking.Some("mine")})
+	_, err = f.svc.Update(ctx, alice, mine.ID, linking.UpdateLinkInput{Name: apitype.Some("mine")})
 	require.NoError(t, err)
-	_, err = f.svc.Update(ctx, admin, mine.ID, linking.UpdateLinkInput{Name: linking.Some("admin")})
+	_, err = f.svc.Update(ctx, admin, mine.ID, linking.UpdateLinkInput{Name: apitype.Some("admin")})
 	require.NoError(t, err, "admins change every link")
 	_, err = f.svc.Delete(ctx, alice, mine.ID)
 	require.NoError(t, err)
@@ -544,13 +545,13 @@ func TestListLinksInput(t *testing.T) {
 	}
 	page, err := f.svc.List(ctx, f.owner, linking.ListLinksInput{})
 	require.NoError(t, err)
-	assert.Equal(t, linking.Pagination{Total: 3, Limit: 20, Offset: 0, HasMore: false}, page.Pagination)
+	assert.Equal(t, apitype.Pagination{Total: 3, Limit: 20, Offset: 0, HasMore: false}, page.Pagination)
 	assert.Equal(t, "l2", page.Data[0].Slug, "newest first")
 	assert.NotEmpty(t, page.Data[0].ShortURL)
 
 	page, err = f.svc.List(ctx, f.owner, linking.ListLinksInput{Limit: ptrTo(2), Offset: ptrTo(0)})
 	require.NoError(t, err)
-	assert.Equal(t, linking.Pagination{Total: 3, Limit: 2, Offset: 0, HasMore: true}, page.Pagination)
+	assert.Equal(t, apitype.Pagination{Total: 3, Limit: 2, Offset: 0, HasMore: true}, page.Pagination)
 
 	_, err = f.svc.List(ctx, f.owner, linking.ListLinksInput{Limit: ptrTo(0), Offset: ptrTo(-1), Tag: sp(""), Search: sp(strings.Repeat("s", 201))})
 	e := requireCode(t, err, errcode.ValidationError)

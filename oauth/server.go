@@ -2,8 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // Token lifetimes.
@@ -123,13 +122,11 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, store: opts.Store, log: opts.Logger,
 		issuer:   Issuer(opts.PublicURL),
 		resource: Resource(opts.PublicURL)}
-	m := hmac.New(sha256.New, opts.Secret)
-	m.Write([]byte("hoplink oauth hmac v1"))
 	s.config = &fosite.Config{
 		AccessTokenLifespan:            AccessTokenLifetime,
 		RefreshTokenLifespan:           RefreshTokenLifetime,
 		AuthorizeCodeLifespan:          AuthorizeCodeLifetime,
-		GlobalSecret:                   m.Sum(nil),
+		GlobalSecret:                   secretkey.Derive(opts.Secret, "hoplink oauth hmac v1"),
 		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
 		// Refresh tokens are issued whatever the scopes; offline_access is

@@ -26,9 +26,11 @@
 // manage owners, an organization keeps at least one owner (409 LAST_OWNER),
 // invitations are valid for InvitationValidity (7 days) and count toward
 // the plan's seats while pending; their tokens are stored hashed and sealed
-// with a key derived from the server secret. Invitations.Offer and
-// Invitations.Accept serve the acceptance page: the token is the
-// credential, the accepting user's email must be the invitation's, and the
-// membership and accepted_at are written in one transaction that counts the
-// members against the plan's seats again.
+// with a key derived from the server secret (secretkey.Derive, purpose
+// "hoplink invitation token v2", stored as "v2:..."; tokens sealed as
+// "v1:..." under the earlier HKDF-SHA256 key still open).
+// Invitations.Offer and Invitations.Accept serve the acceptance page: the
+// token is the credential, the accepting user's email must be the
+// invitation's, and the membership and accepted_at are written in one
+// transaction that counts the members against the plan's seats again.
 package org

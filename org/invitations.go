@@ -17,9 +17,11 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // InvitationValidity is how long an invitation can be accepted (our design;
@@ -130,8 +132,8 @@ type CreateInvitationInput struct {
 
 // InvitationPage is one page of GET /invitations.
 type InvitationPage struct {
-	Data       []*Invitation `json:"data"`
-	Pagination Pagination    `json:"pagination"`
+	Data       []*Invitation      `json:"data"`
+	Pagination apitype.Pagination `json:"pagination"`
 }
 
 // Invitations manages invitations (SPEC.md, Invitations): reading needs
@@ -142,7 +144,8 @@ type Invitations struct {
 	store  InvitationStore
 	orgs   Store
 	forget Forgetter
-	box    cipher.AEAD
+	box    cipher.AEAD // seals and opens "v2:" tokens
+	legacy cipher.AEAD // opens "v1:" tokens
 	clock  func() time.Time
 	random io.Reader
 }
@@ -154,15 +157,15 @@ func NewInvitations(store InvitationStore, orgs Store, serverSecret []byte, cloc
 	if len(serverSecret) < 32 {
 		return nil, errors.New("org: the server secret must be at least 32 bytes")
 	}
-	key, err := hkdf.Key(sha256.New, serverSecret, nil, "hoplink invitation token v1", 32)
-	if err != nil {
-		return nil, fmt.Errorf("org: derive key: %w", err)
-	}
-	block, err := aes.NewCipher(key)
+	box, err := newGCM(secretkey.Derive(serverSecret, sealPurpose))
 	if err != nil {
 		return nil, err
 	}
-	box, err := cipher.NewGCM(block)
+	key, err := hkdf.Key(sha256.New, serverSecret, nil, legacySealLabel, 32)
+	if err != nil {
+		return nil, fmt.Errorf("org: derive key: %w", err)
+	}
+	legacy, err := newGCM(key)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +175,7 @@ func NewInvitations(store InvitationStore, orgs Store, serverSecret []byte, cloc
 	if random == nil {
 		random = rand.Reader
 	}
-	return &Invitations{store: store, orgs: orgs, box: box, clock: clock, random: random}, nil
+	return &Invitations{store: store, orgs: orgs, box: box, legacy: legacy, clock: clock, random: random}, nil
 }
 
 // HashInvitationToken returns the hex SHA-256 by which a token is stored and found.
@@ -181,7 +184,24 @@ func HashInvitationToken(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-const sealedPrefix = "v1:"
+// The versions of a sealed token. v2 is sealed under
+// secretkey.Derive(secret, sealPurpose); v1, which the first releases wrote,
+// under an HKDF-SHA256 key of legacySealLabel and is only opened, so that
+// invitations created before the change can still be shown and accepted.
+const (
+	sealedPrefix       = "v2:"
+	sealPurpose        = "hoplink invitation token v2"
+	legacySealedPrefix = "v1:"
+	legacySealLabel    = "hoplink invitation token v1"
+)
+
+func newGCM(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
 
 // seal encrypts token, bound to invitation id.
 func (s *Invitations) seal(token string, id uuid.UUID) (string, error) {
@@ -192,14 +212,20 @@ func (s *Invitations) seal(token string, id uuid.UUID) (string, error) {
 	return sealedPrefix + base64.RawURLEncoding.EncodeToString(s.box.Seal(nonce, nonce, []byte(token), id[:])), nil
 }
 
-// open decrypts a sealed token of invitation id.
+// open decrypts a sealed token of invitation id, of either version.
 func (s *Invitations) open(sealed string, id uuid.UUID) (string, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(sealed, sealedPrefix))
-	n := s.box.NonceSize()
-	if err != nil || !strings.HasPrefix(sealed, sealedPrefix) || len(raw) < n {
+	box := s.box
+	rest, ok := strings.CutPrefix(sealed, sealedPrefix)
+	if !ok {
+		box = s.legacy
+		rest, ok = strings.CutPrefix(sealed, legacySealedPrefix)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(rest)
+	n := box.NonceSize()
+	if err != nil || !ok || len(raw) < n {
 		return "", errors.New("org: sealed invitation token cannot be opened")
 	}
-	plain, err := s.box.Open(nil, raw[:n], raw[n:], id[:])
+	plain, err := box.Open(nil, raw[:n], raw[n:], id[:])
 	if err != nil {
 		return "", errors.New("org: sealed invitation token cannot be opened (wrong server secret?)")
 	}
@@ -290,16 +316,10 @@ func (s *Invitations) List(ctx context.Context, p *auth.Principal, state *string
 			fields = append(fields, errcode.FieldError{Field: "status", Message: "must be pending, accepted, revoked, expired or all"})
 		}
 	}
-	l, o := defaultPageLimit, 0
-	if limit != nil {
-		if l = *limit; l < 1 || l > maxPageLimit {
-			fields = append(fields, errcode.FieldError{Field: "limit", Message: "must be 1 to 100"})
-		}
-	}
-	if offset != nil {
-		if o = *offset; o < 0 {
-			fields = append(fields, errcode.FieldError{Field: "offset", Message: "must be 0 or more"})
-		}
+	l, o, err := apitype.PageBounds(limit, offset)
+	if e, ok := errcode.As(err); ok {
+		// One VALIDATION_ERROR names status, limit and offset together.
+		fields = append(fields, e.Fields...)
 	}
 	if len(fields) > 0 {
 		return nil, errcode.Validation(fields...)
@@ -311,7 +331,7 @@ func (s *Invitations) List(ctx context.Context, p *auth.Principal, state *string
 	if invs == nil {
 		invs = []*Invitation{}
 	}
-	return &InvitationPage{Data: invs, Pagination: Pagination{Total: total, Limit: l, Offset: o, HasMore: o+l < total}}, nil
+	return &InvitationPage{Data: invs, Pagination: apitype.NewPagination(total, l, o)}, nil
 }
 
 // Revoke revokes invitation id of p's organization and returns it with its

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 )
@@ -44,18 +45,10 @@ func teamMember(m *Member) *TeamMember {
 	return &TeamMember{UserID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: m.CreatedAt}
 }
 
-// Pagination is the pagination object of an offset list (SPEC.md, Pagination).
-type Pagination struct {
-	Total   int  `json:"total"`
-	Limit   int  `json:"limit"`
-	Offset  int  `json:"offset"`
-	HasMore bool `json:"has_more"`
-}
-
 // MemberPage is one page of GET /v1/members, oldest membership first.
 type MemberPage struct {
-	Data       []*TeamMember `json:"data"`
-	Pagination Pagination    `json:"pagination"`
+	Data       []*TeamMember      `json:"data"`
+	Pagination apitype.Pagination `json:"pagination"`
 }
 
 // UpdateMemberInput is the body of PATCH /v1/members/{user_id}.
@@ -86,38 +79,21 @@ func NewTeam(store TeamStore, forget Forgetter, clock func() time.Time) *Team {
 	return &Team{store: store, forget: forget, clock: clock}
 }
 
-// Offset-list bounds (SPEC.md, Limits).
-const (
-	defaultPageLimit = 20
-	maxPageLimit     = 100
-)
-
 // List returns one page of p's organization's members, oldest first.
 // Errors: VALIDATION_ERROR naming limit or offset.
 func (t *Team) List(ctx context.Context, p *auth.Principal, limit, offset *int) (*MemberPage, error) {
 	if _, err := p.Authorize(auth.ScopeTeamRead, auth.ActTeamRead); err != nil {
 		return nil, err
 	}
-	l, o := defaultPageLimit, 0
-	var fields []errcode.FieldError
-	if limit != nil {
-		if l = *limit; l < 1 || l > maxPageLimit {
-			fields = append(fields, errcode.FieldError{Field: "limit", Message: "must be 1 to 100"})
-		}
-	}
-	if offset != nil {
-		if o = *offset; o < 0 {
-			fields = append(fields, errcode.FieldError{Field: "offset", Message: "must be 0 or more"})
-		}
-	}
-	if len(fields) > 0 {
-		return nil, errcode.Validation(fields...)
+	l, o, err := apitype.PageBounds(limit, offset)
+	if err != nil {
+		return nil, err
 	}
 	all, err := t.store.ListMembers(ctx, p.OrgID)
 	if err != nil {
 		return nil, err
 	}
-	page := &MemberPage{Data: []*TeamMember{}, Pagination: Pagination{Total: len(all), Limit: l, Offset: o, HasMore: o+l < len(all)}}
+	page := &MemberPage{Data: []*TeamMember{}, Pagination: apitype.NewPagination(len(all), l, o)}
 	for i := o; i < len(all) && i < o+l; i++ {
 		page.Data = append(page.Data, teamMember(&all[i]))
 	}

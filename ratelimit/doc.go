@@ -7,6 +7,11 @@
 // HTTP layer builds the bucket name ("key:<id>", "sdk:<id>:<ip>", "ip:<ip>")
 // and calls a Limiter.
 //
+// The rules every adapter applies (KeyRule, SDKRule, AnonymousRule) live
+// here, and so does Check, the one HTTP helper: it counts a request, sets
+// the headers and answers 429 with the error envelope, so that the REST API
+// and the MCP endpoint limit requests the same way.
+//
 // Two implementations share one interface and one algorithm: Memory counts in
 // this process (the all-in-one server, or a single replica), and Redis shares
 // the counters among replicas (the --redis flag). They can run side by side
@@ -67,7 +72,8 @@
 //
 // # Imports
 //
-// This package imports the standard library and go-redis only. It must not
-// import net/http handlers, bunrouter, bun, store or fx: handlers depend on it,
-// never the other way round, and it works without any of them.
+// This package imports the standard library, go-redis, errcode and
+// errcode/httperr (for Check's 429 envelope) only. It must not import an
+// adapter (httpapi, mcpserver), bunrouter, bun, store or fx: handlers depend
+// on it, never the other way round, and it works without any of them.
 package ratelimit

@@ -17,7 +17,7 @@ import (
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/internal/app"
 	"github.com/hoplink/hoplink/org"
 )
@@ -242,7 +242,7 @@ func (e *cliEnv) fail(c *cli.Context, err error) {
 // failAs prints err on stderr and, when asJSON, as the error envelope on stdout.
 func (e *cliEnv) failAs(asJSON bool, err error) {
 	if asJSON {
-		_, body := httpapi.Envelope(err)
+		_, body := httperr.Envelope(err)
 		if _, ok := errcode.As(err); !ok && errcode.CodeOf(err) == errcode.InternalError {
 			body = map[string]any{"error": map[string]any{"code": errcode.InternalError, "message": err.Error()}}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
@@ -33,7 +34,7 @@ func createApp(t *testing.T, db, orgID, name string) string {
 	defer s.Close()
 	p := &auth.Principal{OrgID: uuid.MustParse(orgID), Type: auth.KeyTypeAPI, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeAppsWrite})}
 	a, err := linking.NewAppService(s, s, nil, "hop.localhost", nil, nil).
-		Create(ctx, p, linking.AppInput{Name: linking.Some(name)})
+		Create(ctx, p, linking.AppInput{Name: apitype.Some(name)})
 	require.NoError(t, err)
 	return a.ID.String()
 }

@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
@@ -64,8 +65,8 @@ func main() {
 	p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.AllScopes)}
 
 	app, err := apps.Create(ctx, p, linking.AppInput{
-		Name:           linking.Some("Shop"),
-		IOSAppStoreURL: linking.Some("https://apps.apple.com/app/id123456789"),
+		Name:           apitype.Some("Shop"),
+		IOSAppStoreURL: apitype.Some("https://apps.apple.com/app/id123456789"),
 	})
 	if err != nil {
 		log.Fatal(err)

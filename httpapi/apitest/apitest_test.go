@@ -17,6 +17,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/httpapi/apitest"
 )
@@ -575,7 +576,7 @@ func TestResponsesDocumentTheCommonHeaders(t *testing.T) {
 	doc := loadDocument(t)
 	statuses := map[int]bool{}
 	for _, code := range errcode.Codes {
-		statuses[httpapi.StatusOf(code)] = true
+		statuses[httperr.StatusOf(code)] = true
 	}
 	outside := 0
 	for path, item := range doc.Paths.Map() {

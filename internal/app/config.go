@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/clientip"
 )
 
 // Config is the validated operator configuration shared by every binary
@@ -129,7 +129,7 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	if !strings.Contains(cfg.ShortURLBase, "{domain}") {
 		errs = append(errs, errors.New("--short-url-base must contain {domain}"))
 	}
-	if cfg.TrustedProxies, err = httpapi.ParseTrustedProxies(c.String("trusted-proxies")); err != nil {
+	if cfg.TrustedProxies, err = clientip.ParseTrustedProxies(c.String("trusted-proxies")); err != nil {
 		errs = append(errs, fmt.Errorf("--trusted-proxies: %w", err))
 	}
 	if cfg.Redis != "" && !strings.HasPrefix(cfg.Redis, "redis://") && !strings.HasPrefix(cfg.Redis, "rediss://") {

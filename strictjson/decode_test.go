@@ -1,6 +1,8 @@
-package httpapi
+package strictjson_test
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 type decodeTarget struct {
@@ -48,7 +51,7 @@ func TestDecodeStrict(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var dst decodeTarget
-			err := decodeBytes([]byte(tt.body), &dst)
+			err := strictjson.DecodeObject([]byte(tt.body), &dst)
 			if tt.fields == nil {
 				require.NoError(t, err)
 				assert.Equal(t, "a", dst.Name)
@@ -69,10 +72,10 @@ func TestDecodeStrict(t *testing.T) {
 }
 
 func TestDecodeRefusesLargeBodies(t *testing.T) {
-	body := `{"name":"` + strings.Repeat("a", MaxBodyBytes) + `"}`
-	r := httptestRequest(body)
+	body := `{"name":"` + strings.Repeat("a", strictjson.MaxBodyBytes) + `"}`
+	r := httptest.NewRequest(http.MethodPost, "/v1/keys", strings.NewReader(body))
 	var dst decodeTarget
-	assert.Equal(t, errcode.PayloadTooLarge, errcode.CodeOf(decode(r, &dst)))
+	assert.Equal(t, errcode.PayloadTooLarge, errcode.CodeOf(strictjson.Decode(r, &dst)))
 }
 
 func FuzzDecode(f *testing.F) {
@@ -82,7 +85,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`{"when":"x"}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var dst decodeTarget
-		err := decodeBytes([]byte(body), &dst)
+		err := strictjson.DecodeObject([]byte(body), &dst)
 		if err == nil {
 			return
 		}

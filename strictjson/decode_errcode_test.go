@@ -1,4 +1,4 @@
-package httpapi
+package strictjson_test
 
 import (
 	"fmt"
@@ -8,15 +8,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 type codedTarget struct {
 	Count      int                                 `json:"count"`
 	Parameters *params.LinkConfig                  `json:"parameters"`
-	Patch      linking.Optional[params.LinkConfig] `json:"patch"`
+	Patch      apitype.Optional[params.LinkConfig] `json:"patch"`
 }
 
 // A field whose UnmarshalJSON returns our error type keeps its own field
@@ -24,7 +25,7 @@ type codedTarget struct {
 // and PARAM_CONFIG_TOO_LARGE stays PARAM_CONFIG_TOO_LARGE.
 func TestDecodeKeepsCodedErrorsOfFields(t *testing.T) {
 	var dst codedTarget
-	err := decodeBytes([]byte(`{"count":"x","parameters":{"injected":[{"key":"a","value":"b","mode":"never"}],"suppressedOrgKeys":[]}}`), &dst)
+	err := strictjson.DecodeObject([]byte(`{"count":"x","parameters":{"injected":[{"key":"a","value":"b","mode":"never"}],"suppressedOrgKeys":[]}}`), &dst)
 	e, ok := errcode.As(err)
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, errcode.ValidationError, e.Code)
@@ -40,11 +41,11 @@ func TestDecodeKeepsCodedErrorsOfFields(t *testing.T) {
 	}
 	cfg := `{"injected":[` + strings.Join(injected, ",") + `],"inheritOrgInjected":true,"suppressedOrgKeys":[]}`
 	for _, field := range []string{"parameters", "patch"} {
-		err = decodeBytes([]byte(`{"`+field+`":`+cfg+`}`), &dst)
+		err = strictjson.DecodeObject([]byte(`{"`+field+`":`+cfg+`}`), &dst)
 		assert.Equal(t, errcode.ParamConfigTooLarge, errcode.CodeOf(err), field)
 	}
 
 	dst = codedTarget{}
-	require.NoError(t, decodeBytes([]byte(`{"patch":null}`), &dst))
+	require.NoError(t, strictjson.DecodeObject([]byte(`{"patch":null}`), &dst))
 	assert.True(t, dst.Patch.Set && dst.Patch.Null, "null is told apart from absent")
 }

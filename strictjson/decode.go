@@ -1,4 +1,4 @@
-package httpapi
+package strictjson
 
 import (
 	"bytes"
@@ -17,37 +17,23 @@ import (
 // MaxBodyBytes is the largest request body accepted (1 MiB).
 const MaxBodyBytes = 1 << 20
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(true)
-	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"error":{"code":"INTERNAL_ERROR","message":"an unexpected error occurred"}}` + "\n")
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
-}
-
-// decode reads r's JSON body into dst, a pointer to a struct, strictly: the
+// Decode reads r's JSON body into dst, a pointer to a struct, strictly: the
 // body must be one JSON object of at most MaxBodyBytes, with no field that
 // dst lacks and every value of the right type. Failures are
 // VALIDATION_ERROR with details.fields naming each field, or
 // PAYLOAD_TOO_LARGE.
-func decode(r *http.Request, dst any) error {
-	body, err := readBody(r)
+func Decode(r *http.Request, dst any) error {
+	body, err := ReadBody(r)
 	if err != nil {
 		return err
 	}
-	return decodeBytes(body, dst)
+	return DecodeObject(body, dst)
 }
 
-// readBody reads r's body, at most MaxBodyBytes (else PAYLOAD_TOO_LARGE).
-func readBody(r *http.Request) ([]byte, error) {
+// ReadBody reads r's body, at most MaxBodyBytes: a larger body is
+// PAYLOAD_TOO_LARGE, and one that cannot be read VALIDATION_ERROR naming
+// the field "body".
+func ReadBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -60,12 +46,12 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // DecodeObject decodes body, one JSON object, into dst, a pointer to a
-// struct, as strictly as the REST handlers decode request bodies: a field dst
-// lacks or a value of the wrong type is VALIDATION_ERROR with details.fields
-// naming the field. The MCP tools decode their arguments with it.
-func DecodeObject(body []byte, dst any) error { return decodeBytes(body, dst) }
-
-func decodeBytes(body []byte, dst any) error {
+// struct, as strictly as Decode decodes request bodies: a field dst lacks or
+// a value of the wrong type is VALIDATION_ERROR with details.fields naming
+// the field, sorted by name. A field whose own UnmarshalJSON returns an
+// errcode error keeps it: its field errors are listed as they are, and any
+// other code is the answer. The MCP tools decode their arguments with it.
+func DecodeObject(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errcode.Field("body", "a JSON object is required")
 	}

@@ -1,4 +1,4 @@
-package linking
+package apitype
 
 import (
 	"github.com/hoplink/hoplink/errcode"

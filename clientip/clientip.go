@@ -1,17 +1,18 @@
-package httpapi
+package clientip
 
 import (
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 )
 
-// ClientIP returns the address of the client that sent a request whose peer
+// Of returns the address of the client that sent a request whose peer
 // is remoteAddr ("host:port" or a bare address). X-Forwarded-For (xff, every
 // header value in order) is believed only when the peer is inside one of
 // trusted: the client is then the rightmost address of the chain that is not
 // itself a trusted proxy. An address that cannot be parsed ends the walk.
-func ClientIP(remoteAddr string, xff []string, trusted []netip.Prefix) netip.Addr {
+func Of(remoteAddr string, xff []string, trusted []netip.Prefix) netip.Addr {
 	peer := parseAddr(remoteAddr)
 	if !peer.IsValid() || len(trusted) == 0 || !inAny(peer, trusted) {
 		return peer
@@ -32,6 +33,21 @@ func ClientIP(remoteAddr string, xff []string, trusted []netip.Prefix) netip.Add
 		}
 	}
 	return client
+}
+
+// FromRequest returns the address of the client that sent r: Of of r's
+// RemoteAddr and X-Forwarded-For headers.
+func FromRequest(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	return Of(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), trusted)
+}
+
+// PeerTrusted reports whether the peer remoteAddr ("host:port" or a bare
+// address) is inside one of trusted, so that headers it sets for the client
+// (X-Forwarded-For, X-Forwarded-Proto) may be believed. An address that
+// cannot be parsed is not trusted.
+func PeerTrusted(remoteAddr string, trusted []netip.Prefix) bool {
+	peer := parseAddr(remoteAddr)
+	return peer.IsValid() && inAny(peer, trusted)
 }
 
 func parseAddr(s string) netip.Addr {
@@ -57,7 +73,10 @@ func inAny(a netip.Addr, prefixes []netip.Prefix) bool {
 	return false
 }
 
-// ParseTrustedProxies parses a comma-separated list of CIDRs or addresses.
+// ParseTrustedProxies parses a comma-separated list of CIDRs or addresses
+// (the --trusted-proxies flag): a bare address is a prefix of its full
+// length, a CIDR is masked ("10.0.0.1/8" is 10.0.0.0/8), and empty items are
+// skipped, so "" is no trusted proxy at all.
 func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, part := range strings.Split(s, ",") {
