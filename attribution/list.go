@@ -13,8 +13,8 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/cursor"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/secretkey"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/secretkey"
 )
 
 // listLimit checks a list's limit: 0 is DefaultListLimit, else 1 to

@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/params"
 )
 
@@ -140,8 +139,3 @@ func (l LinkWithRedirects) MarshalJSON() ([]byte, error) {
 func ShortURL(base, domain, slug string) string {
 	return strings.ReplaceAll(base, "{domain}", domain) + "/" + slug
 }
-
-// Optional is a field of a PATCH body.
-//
-// Deprecated: use apitype.Optional; kept until mcpserver moves.
-type Optional[T any] = apitype.Optional[T]

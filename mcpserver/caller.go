@@ -11,7 +11,8 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/errcode/httperr"
+	"github.com/hoplink/hoplink/ratelimit"
 )
 
 // caller is who sent a request: an API key's principal or an OAuth grant.
@@ -29,13 +30,13 @@ var errSDKKey = errcode.New(errcode.SDKKeyRouteForbidden, "SDK keys may call onl
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.Addr) (*caller, bool) {
 	ctx := r.Context()
 	refuse := func(err error, challenge string) (*caller, bool) {
-		if !h.limit(w, r, "ip:"+ip.String(), httpapi.AnonymousRule) {
+		if !h.limit(w, r, "ip:"+ip.String(), ratelimit.AnonymousRule) {
 			return nil, false
 		}
 		if challenge != "" {
 			w.Header().Set("WWW-Authenticate", challenge)
 		}
-		httpapi.WriteError(w, r, h.log, err)
+		httperr.Write(w, r, h.log, err)
 		return nil, false
 	}
 	header := r.Header.Get("Authorization")
@@ -56,11 +57,11 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.
 			}
 			return refuse(err, "")
 		}
-		if !h.limit(w, r, "key:"+p.KeyID.String(), httpapi.KeyRule) {
+		if !h.limit(w, r, "key:"+p.KeyID.String(), ratelimit.KeyRule) {
 			return nil, false
 		}
 		if p.Type == auth.KeyTypeSDK {
-			httpapi.WriteError(w, r, h.log, errSDKKey)
+			httperr.Write(w, r, h.log, errSDKKey)
 			return nil, false
 		}
 		return &caller{key: p, scopes: p.Scopes}, true
@@ -75,7 +76,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.
 		}
 		return refuse(err, "")
 	}
-	if !h.limit(w, r, "oauth:"+g.ConnectionID.String(), httpapi.KeyRule) {
+	if !h.limit(w, r, "oauth:"+g.ConnectionID.String(), ratelimit.KeyRule) {
 		return nil, false
 	}
 	scopes := make([]auth.Scope, len(g.Scopes))

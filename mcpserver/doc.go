@@ -12,7 +12,7 @@
 // names. To add a tool, add one define call there.
 // Each tool's input schema is inferred from its argument type, every
 // property described; its arguments are decoded as strictly as the REST bodies
-// (httpapi.DecodeObject), and its result is the REST response's JSON as
+// (strictjson.DecodeObject), and its result is the REST response's JSON as
 // structuredContent (and as text). A refused call (validation, not found,
 // limits, role) is a tool error (isError) whose text is the SPEC.md error
 // envelope, so it carries the code and the message. Every tool takes an
@@ -48,7 +48,7 @@
 // the tool runs with an *auth.Principal: for OAuth, the user as creator, the
 // current role, and the granted scopes that the role holds.
 //
-// mcpserver imports the services and the SDK; it never imports store or fx.
-// It still imports httpapi for the error envelope, strict decoding, the
-// client IP and the rate-limit rules, until those move to leaf packages.
+// mcpserver imports the services, the SDK and the leaf packages every
+// adapter shares (errcode/httperr for the envelope, strictjson, clientip,
+// ratelimit's rules and Check); it never imports httpapi, store or fx.
 package mcpserver

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -21,11 +20,13 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // Path is where the endpoint is mounted on the service host.
@@ -33,7 +34,7 @@ const Path = "/mcp"
 
 // MaxBodyBytes is the largest JSON-RPC request body accepted (1 MiB, as the
 // REST API's bodies).
-const MaxBodyBytes = httpapi.MaxBodyBytes
+const MaxBodyBytes = strictjson.MaxBodyBytes
 
 // ServerName is the name the server gives in its implementation info.
 const ServerName = "hoplink"
@@ -66,8 +67,8 @@ type Options struct {
 	Apps *linking.AppService
 	// Lists serves list_installs and list_attribution_attempts.
 	Lists *attribution.Lists
-	// Limiter enforces the REST API's per-key rule (httpapi.KeyRule) on API
-	// keys, the same rule per OAuth connection, and httpapi.AnonymousRule per
+	// Limiter enforces the REST API's per-key rule (ratelimit.KeyRule) on API
+	// keys, the same rule per OAuth connection, and ratelimit.AnonymousRule per
 	// client IP on requests without valid credentials; nil disables limits.
 	Limiter ratelimit.Limiter
 	// TrustedProxies are the peers whose X-Forwarded-For is believed.
@@ -141,17 +142,17 @@ type callerKey struct{}
 // OAuth token, the scopes of the tools it calls, then the SDK.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", requestID(r))
-	ip := httpapi.ClientIP(r.RemoteAddr, r.Header.Values("X-Forwarded-For"), h.opts.TrustedProxies)
+	ip := clientip.FromRequest(r, h.opts.TrustedProxies)
 	if r.Method != http.MethodPost {
-		if h.limit(w, r, "ip:"+ip.String(), httpapi.AnonymousRule) {
+		if h.limit(w, r, "ip:"+ip.String(), ratelimit.AnonymousRule) {
 			w.Header().Set("Allow", http.MethodPost)
-			httpapi.WriteError(w, r, nil, errcode.New(errcode.MethodNotAllowed, "the MCP endpoint takes POST only"))
+			httperr.Write(w, r, nil, errcode.New(errcode.MethodNotAllowed, "the MCP endpoint takes POST only"))
 		}
 		return
 	}
 	if err := h.origins.Check(r); err != nil {
-		if h.limit(w, r, "ip:"+ip.String(), httpapi.AnonymousRule) {
-			httpapi.WriteError(w, r, nil, errcode.New(errcode.Forbidden, "cross-origin requests are not allowed"))
+		if h.limit(w, r, "ip:"+ip.String(), ratelimit.AnonymousRule) {
+			httperr.Write(w, r, nil, errcode.New(errcode.Forbidden, "cross-origin requests are not allowed"))
 		}
 		return
 	}
@@ -164,16 +165,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				httpapi.WriteError(w, r, nil, errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB"))
+				httperr.Write(w, r, nil, errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB"))
 			} else {
-				httpapi.WriteError(w, r, nil, errcode.Field("body", "could not be read"))
+				httperr.Write(w, r, nil, errcode.Field("body", "could not be read"))
 			}
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		if need := h.missingScopes(c.scopes, body); need != nil {
 			w.Header().Set("WWW-Authenticate", h.bearer(need, "insufficient_scope"))
-			httpapi.WriteError(w, r, nil, errcode.Newf(errcode.Forbidden,
+			httperr.Write(w, r, nil, errcode.Newf(errcode.Forbidden,
 				"this access token lacks the scope the tool needs: %s", joinScopes(need, " or ")))
 			return
 		}
@@ -246,28 +247,10 @@ func (h *Handler) missingScopes(scopes auth.ScopeSet, body []byte) []auth.Scope 
 	return nil
 }
 
-// limit counts the request against bucket, sets the rate-limit headers and,
-// when the bucket is spent, answers 429 and returns false. A limiter that
-// fails lets the request through, as the REST API does.
+// limit counts the request against bucket under rule, as the REST API does
+// (ratelimit.Check).
 func (h *Handler) limit(w http.ResponseWriter, r *http.Request, bucket string, rule ratelimit.Rule) bool {
-	if h.opts.Limiter == nil {
-		return true
-	}
-	res, err := h.opts.Limiter.Allow(r.Context(), bucket, rule)
-	if err != nil {
-		h.log.WarnContext(r.Context(), "rate limiter failed; letting the request through", "err", err)
-		return true
-	}
-	hd := w.Header()
-	hd.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	hd.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	hd.Set("X-RateLimit-Reset", strconv.Itoa(res.ResetSeconds()))
-	if !res.Allowed {
-		hd.Set("Retry-After", strconv.Itoa(res.RetryAfterSeconds()))
-		httpapi.WriteError(w, r, nil, errcode.New(errcode.RateLimitExceeded, "too many requests; retry after the time in Retry-After"))
-		return false
-	}
-	return true
+	return ratelimit.Check(w, r, h.opts.Limiter, h.log, bucket, rule)
 }
 
 // server returns the MCP server of one request: stateless, so each request

@@ -12,13 +12,15 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
-	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
+	"github.com/hoplink/hoplink/strictjson"
 )
 
 // ToolNames returns the names of the tools, in the order of tools.
@@ -82,7 +84,7 @@ func define[In orgArgument](s toolSpec, fn func(ctx context.Context, h *Handler,
 	}
 	return tool{def: def, scopes: s.Scopes, run: func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
 		in := new(In)
-		if err := httpapi.DecodeObject(args, in); err != nil {
+		if err := strictjson.DecodeObject(args, in); err != nil {
 			return nil, err
 		}
 		p, err := h.principal(ctx, c, (*in).orgID())
@@ -113,14 +115,14 @@ var typeSchemas = func() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[uuid.UUID]():                           str("uuid"),
 		reflect.TypeFor[params.Mode]():                         mode,
 		reflect.TypeFor[params.LinkConfig]():                   config,
-		reflect.TypeFor[linking.Optional[string]]():            orNull(&jsonschema.Schema{Type: "string"}),
-		reflect.TypeFor[linking.Optional[[]string]]():          orNull(strings),
-		reflect.TypeFor[linking.Optional[time.Time]]():         orNull(str("date-time")),
-		reflect.TypeFor[linking.Optional[uuid.UUID]]():         orNull(str("uuid")),
-		reflect.TypeFor[linking.Optional[int]]():               orNull(&jsonschema.Schema{Type: "integer"}),
-		reflect.TypeFor[linking.Optional[bool]]():              {Type: "boolean"},
-		reflect.TypeFor[linking.Optional[params.LinkConfig]](): orNull(config),
-		reflect.TypeFor[linking.Optional[json.RawMessage]]():   {},
+		reflect.TypeFor[apitype.Optional[string]]():            orNull(&jsonschema.Schema{Type: "string"}),
+		reflect.TypeFor[apitype.Optional[[]string]]():          orNull(strings),
+		reflect.TypeFor[apitype.Optional[time.Time]]():         orNull(str("date-time")),
+		reflect.TypeFor[apitype.Optional[uuid.UUID]]():         orNull(str("uuid")),
+		reflect.TypeFor[apitype.Optional[int]]():               orNull(&jsonschema.Schema{Type: "integer"}),
+		reflect.TypeFor[apitype.Optional[bool]]():              {Type: "boolean"},
+		reflect.TypeFor[apitype.Optional[params.LinkConfig]](): orNull(config),
+		reflect.TypeFor[apitype.Optional[json.RawMessage]]():   {},
 	}
 }()
 
@@ -428,7 +430,7 @@ func listOrganizations(t tool) tool {
 	single := t.run
 	t.run = func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
 		var in orgsArgs
-		if err := httpapi.DecodeObject(args, &in); err != nil {
+		if err := strictjson.DecodeObject(args, &in); err != nil {
 			return nil, err
 		}
 		if c.grant == nil || c.grant.OrgID != nil || in.Org != "" {
@@ -470,7 +472,7 @@ func (h *Handler) call(ctx context.Context, c *caller, t *tool, args json.RawMes
 		}
 		err = fmt.Errorf("mcpserver: encoding the result of %s: %w", t.def.Name, merr)
 	}
-	status, body := httpapi.Envelope(err)
+	status, body := httperr.Envelope(err)
 	if status >= 500 {
 		h.log.ErrorContext(ctx, "tool call failed", "tool", t.def.Name, "status", status, "err", err)
 	}

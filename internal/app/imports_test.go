@@ -28,8 +28,6 @@ var mayImportHTTPAPI = []string{
 	module + "/internal/app",
 	module + "/cmd/...",
 	module + "/examples/...",
-	// TODO(integrator): remove once mcpserver uses the leaf packages
-	module + "/mcpserver",
 }
 
 func allowed(pkg string, list []string) bool {
