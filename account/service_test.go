@@ -89,11 +89,13 @@ func (e *env) code(key []byte, steps int64) string {
 func codeOf(err error) errcode.Code { return errcode.CodeOf(err) }
 
 func TestNewServiceNeedsALongServerSecret(t *testing.T) {
+	t.Parallel()
 	_, err := account.NewService(nil, make([]byte, 31), account.Options{})
 	assert.Error(t, err)
 }
 
 func TestSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -132,6 +134,7 @@ func TestSignIn(t *testing.T) {
 }
 
 func TestSignInLockout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	e.user("ann@example.com")
@@ -162,6 +165,7 @@ func TestSignInLockout(t *testing.T) {
 }
 
 func TestSessionRotationAndRevocation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -190,6 +194,7 @@ func TestSessionRotationAndRevocation(t *testing.T) {
 }
 
 func TestSessionExpiry(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	t.Run("idle timeout", func(t *testing.T) {
 		e := newEnv(t)
@@ -270,6 +275,7 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 func TestChangePasswordRevokesEverySession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	e.user("ann@example.com")
@@ -315,6 +321,7 @@ func (e *env) signIn2(t *testing.T, password string) string {
 }
 
 func TestTwoFactor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -426,6 +433,7 @@ func TestTwoFactor(t *testing.T) {
 }
 
 func TestSecretBoxNeedsTheSameServerSecret(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -440,6 +448,7 @@ func TestSecretBoxNeedsTheSameServerSecret(t *testing.T) {
 }
 
 func TestPurgeExpired(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("ann@example.com")
 	e.signIn("ann@example.com")
@@ -450,6 +459,7 @@ func TestPurgeExpired(t *testing.T) {
 }
 
 func TestSignInOfAGoneClientIsNoFailure(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	u := e.user("ann@example.com")
 	ctx, cancel := context.WithCancel(t.Context())
@@ -465,6 +475,7 @@ func TestSignInOfAGoneClientIsNoFailure(t *testing.T) {
 }
 
 func TestRefusedSignInsNameTheUserForTheAuditLog(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
