@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
@@ -25,24 +25,6 @@ import (
 )
 
 const linkDefaultDomain = "hop.example"
-
-// linkClock is a clock the link tests move by hand.
-type linkClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *linkClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *linkClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // liveDomains is a CustomDomains that gives every organization the same list.
 type liveDomains []string
@@ -54,7 +36,7 @@ func (d liveDomains) LiveCustomDomains(context.Context, uuid.UUID) ([]string, er
 type linkFixture struct {
 	s     *store.Store
 	svc   *linking.LinkService
-	clock *linkClock
+	clock *testkit.Clock
 	org   *org.Organization
 	app   *linking.App
 	// owner is a key without a creator, with every scope.
@@ -67,7 +49,7 @@ func fastHash(pw string) (string, error) { return "test-hash:" + pw, nil }
 
 func newLinkFixture(t testing.TB, s *store.Store, opts ...func(*linking.LinkServiceOptions)) *linkFixture {
 	t.Helper()
-	f := &linkFixture{s: s, clock: &linkClock{now: billingAnchor.Add(10 * 24 * time.Hour)}}
+	f := &linkFixture{s: s, clock: testkit.NewClock(billingAnchor.Add(10 * 24 * time.Hour))}
 	o := linkOrg(t, s, "acme")
 	f.org = o
 	f.app = f.newApp(t, o.ID, nil)
@@ -81,7 +63,7 @@ func newLinkFixture(t testing.TB, s *store.Store, opts ...func(*linking.LinkServ
 		opt(&lo)
 	}
 	f.svc = linking.NewLinkService(s, s, s, lo)
-	f.owner = &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	f.owner = testkit.Principal(o.ID, auth.RequestableScopes...)
 	return f
 }
 
@@ -113,8 +95,7 @@ func (f *linkFixture) newApp(t testing.TB, orgID uuid.UUID, change func(*linking
 }
 
 func member(orgID uuid.UUID, role auth.Role) *auth.Principal {
-	id := uuid.Must(uuid.NewV7())
-	return &auth.Principal{OrgID: orgID, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeLinksRead, auth.ScopeLinksWrite}), CreatedBy: &id, Role: role}
+	return testkit.MemberPrincipal(orgID, uuid.Must(uuid.NewV7()), role, auth.ScopeLinksRead, auth.ScopeLinksWrite)
 }
 
 func sp(s string) *string { return &s }
@@ -221,7 +202,7 @@ func TestCreateLinkNeedsAnApp(t *testing.T) {
 	s := storetest.SQLite(t)
 	f := newLinkFixture(t, s)
 	empty := linkOrg(t, s, "empty")
-	p := &auth.Principal{OrgID: empty.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	p := testkit.Principal(empty.ID, auth.RequestableScopes...)
 	_, err := f.svc.Create(t.Context(), p, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.AppRequired)
 
@@ -261,10 +242,10 @@ func TestLinkLimitFollowsTheBillingMonth(t *testing.T) {
 	_, err = f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.LinkLimitExceeded)
 
-	f.clock.set(time.Date(2030, 2, 28, 8, 59, 0, 0, time.UTC))
+	f.clock.Set(time.Date(2030, 2, 28, 8, 59, 0, 0, time.UTC))
 	_, err = f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.LinkLimitExceeded)
-	f.clock.set(time.Date(2030, 2, 28, 9, 0, 0, 0, time.UTC))
+	f.clock.Set(time.Date(2030, 2, 28, 9, 0, 0, 0, time.UTC))
 	_, err = f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	require.NoError(t, err, "a new billing month began on February 28, the last day of a short month")
 }
@@ -407,7 +388,7 @@ func TestUpdateLink(t *testing.T) {
 	})
 	require.NoError(t, err)
 	later := f.clock.Now().Add(time.Minute)
-	f.clock.set(later)
+	f.clock.Set(later)
 
 	t.Run("an empty body changes nothing", func(t *testing.T) {
 		l, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{})
@@ -484,7 +465,7 @@ func TestUpdateLink(t *testing.T) {
 	})
 	t.Run("another organization's link is not found", func(t *testing.T) {
 		o := linkOrg(t, f.s, "stranger")
-		p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+		p := testkit.Principal(o.ID, auth.RequestableScopes...)
 		_, err := f.svc.Update(ctx, p, created.ID, linking.UpdateLinkInput{Name: linking.Some("x")})
 		requireCode(t, err, errcode.NotFound)
 		_, err = f.svc.Get(ctx, p, created.ID)
@@ -530,7 +511,7 @@ func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
 	left := member(f.org.ID, "")
 	_, err = f.svc.List(ctx, left, linking.ListLinksInput{})
 	requireCode(t, err, errcode.Forbidden)
-	readOnly := &auth.Principal{OrgID: f.org.ID, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeLinksRead})}
+	readOnly := testkit.Principal(f.org.ID, auth.ScopeLinksRead)
 	_, err = f.svc.Create(ctx, readOnly, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.Forbidden)
 }

@@ -189,7 +189,7 @@ func TestRecordOldAddressListsItOnGet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, linking.Redirect{URL: "https://old.hop.example/spring", Since: f.clock.Now()}, *first,
 		"domain normalized, slug lowered, since now")
-	f.clock.set(f.clock.Now().Add(time.Hour))
+	f.clock.Set(f.clock.Now().Add(time.Hour))
 	second, err := f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, "older.hop.example", "spring-sale")
 	require.NoError(t, err)
 
