@@ -34,6 +34,7 @@ func owner(orgID uuid.UUID) *auth.Principal {
 }
 
 func TestRecordWritesUserEventsToEveryOrganizationOfTheUser(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -74,6 +75,7 @@ func TestRecordWritesUserEventsToEveryOrganizationOfTheUser(t *testing.T) {
 }
 
 func TestListPagesWithSignedCursors(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -149,6 +151,7 @@ func memberKey(orgID uuid.UUID, role auth.Role) *auth.Principal {
 }
 
 func TestNewServiceNeedsALongSecret(t *testing.T) {
+	t.Parallel()
 	_, err := audit.NewService(nil, secret[:31], nil)
 	assert.Error(t, err)
 }

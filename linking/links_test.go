@@ -101,6 +101,7 @@ func member(orgID uuid.UUID, role auth.Role) *auth.Principal {
 func sp(s string) *string { return &s }
 
 func TestCreateLinkWithTheFewestFields(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	l, err := f.svc.Create(t.Context(), f.owner, linking.CreateLinkInput{DestinationURL: "HTTPS://Shop.Example"})
 	require.NoError(t, err)
@@ -124,6 +125,7 @@ func TestCreateLinkWithTheFewestFields(t *testing.T) {
 }
 
 func TestCreateLinkRecordsTheCreator(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	m := member(f.org.ID, auth.RoleMember)
 	l, err := f.svc.Create(t.Context(), m, linking.CreateLinkInput{DestinationURL: "https://example.com"})
@@ -134,6 +136,7 @@ func TestCreateLinkRecordsTheCreator(t *testing.T) {
 // TestCreateLinkDomainRules proves SPEC.md's domain rules of POST /links
 // through the service.
 func TestCreateLinkDomainRules(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t), func(o *linking.LinkServiceOptions) {
 		o.CustomDomains = liveDomains{"go.acme.example"}
 	})
@@ -199,6 +202,7 @@ func TestCreateLinkDomainRules(t *testing.T) {
 }
 
 func TestCreateLinkNeedsAnApp(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	f := newLinkFixture(t, s)
 	empty := linkOrg(t, s, "empty")
@@ -220,6 +224,7 @@ func ptrTo[T any](v T) *T { return &v }
 // Free plan's 100 links a billing month, counted from the organization's
 // billing_period_start, with deleted links no longer counting.
 func TestLinkLimitFollowsTheBillingMonth(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	limit := org.LimitsOf(org.PlanFree).LinksPerMonth
@@ -257,6 +262,7 @@ func zeroThenOne() *bytes.Reader {
 }
 
 func TestGeneratedSlugIsGeneratedAgainOnCollision(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	random := zeroThenOne()
 	f := newLinkFixture(t, s, func(o *linking.LinkServiceOptions) { o.Random = random })
@@ -273,6 +279,7 @@ func TestGeneratedSlugIsGeneratedAgainOnCollision(t *testing.T) {
 }
 
 func TestGeneratedSlugsRunningOutIsAnInternalError(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	f := newLinkFixture(t, s, func(o *linking.LinkServiceOptions) { o.Random = bytes.NewReader(make([]byte, 7*10)) })
 	_, err := f.svc.Create(t.Context(), f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("aaaaaaa")})
@@ -283,6 +290,7 @@ func TestGeneratedSlugsRunningOutIsAnInternalError(t *testing.T) {
 }
 
 func TestSlugTakenNamesSlugAndDomain(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	in := linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("spring"), AppID: &f.app.ID}
 	_, err := f.svc.Create(t.Context(), f.owner, in)
@@ -297,6 +305,7 @@ func TestSlugTakenNamesSlugAndDomain(t *testing.T) {
 }
 
 func TestCreateLinkValidatesEveryField(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	past := f.clock.Now().Add(-time.Second)
 	in := linking.CreateLinkInput{
@@ -344,6 +353,7 @@ func TestCreateLinkValidatesEveryField(t *testing.T) {
 }
 
 func TestCreateLinkKeepsOptionalFields(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	expires := f.clock.Now().Add(time.Hour)
 	cfg := &params.LinkConfig{Injected: []params.InjectedParam{{Key: "ref", Value: "x", Mode: params.ModeAlways}}, InheritOrgInjected: true, SuppressedOrgKeys: []string{}}
@@ -379,6 +389,7 @@ func TestCreateLinkKeepsOptionalFields(t *testing.T) {
 }
 
 func TestUpdateLink(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	created, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{
@@ -478,6 +489,7 @@ func TestUpdateLink(t *testing.T) {
 // TestMembersChangeOnlyTheirOwnLinks proves the role matrix: links.read and
 // links.create reach all for members, links.write only their own links.
 func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	alice, bob := member(f.org.ID, auth.RoleMember), member(f.org.ID, auth.RoleMember)
@@ -517,6 +529,7 @@ func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
 }
 
 func TestListLinksInput(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	for i := range 3 {
