@@ -16,6 +16,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/internal/dnstest"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -581,7 +582,7 @@ func TestTLSAsk(t *testing.T) {
 
 func TestTLSAskIsLimitedPerIP(t *testing.T) {
 	s := storetest.SQLite(t)
-	c := newClock()
+	c := testkit.NewClock(start)
 	h := newCustomHarness(t, s, withClock(c), withLimiter(ratelimit.NewMemory(c.Now, 0)))
 	ask := func(ip string) *response {
 		return h.do(t, request{method: http.MethodGet, path: "/v1/internal/tls/ask?domain=a.example",

@@ -20,6 +20,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -540,5 +541,5 @@ func TestLinkDomainAssociationFiles(t *testing.T) {
 
 // principalOf is a principal of o with every requestable scope and no creator.
 func principalOf(o *testOrg) *auth.Principal {
-	return &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	return testkit.Principal(o.ID, auth.RequestableScopes...)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -399,7 +400,7 @@ func TestLinkLimit(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
-		owner := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+		owner := testkit.Principal(o.ID, auth.RequestableScopes...)
 		limit := org.LimitsOf(org.PlanFree).LinksPerMonth
 		var first *linking.Link
 		for i := range limit - 1 {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -221,7 +222,7 @@ func TestRateLimitsSharedThroughRedis(t *testing.T) {
 	require.NoError(t, client.Ping(context.Background()).Err())
 
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		c := newClock()
+		c := testkit.NewClock(start)
 		limiter := ratelimit.NewRedis(client, redisPrefix(t, client), c.Now)
 		one := newHarness(t, s, withClock(c), withLimiter(limiter))
 		two := newHarness(t, s, withClock(c), withLimiter(limiter))
