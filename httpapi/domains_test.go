@@ -143,6 +143,7 @@ func (h *customHarness) verifyDomain(t testing.TB, key string, d domainBody) dom
 }
 
 func TestCreateDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 
@@ -260,6 +261,7 @@ func TestCreateDomain(t *testing.T) {
 }
 
 func TestListGetAndDeleteDomains(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o := h.planOrg(t, "Acme", org.PlanScale)
@@ -362,6 +364,7 @@ type verification struct {
 }
 
 func TestVerifyDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o := h.planOrg(t, "Acme", org.PlanScale)
@@ -445,6 +448,7 @@ func TestVerifyDomain(t *testing.T) {
 }
 
 func TestLinksOnCustomDomains(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -511,6 +515,7 @@ func TestLinksOnCustomDomains(t *testing.T) {
 }
 
 func TestAssociationFilesOnACustomDefaultDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o := h.planOrg(t, "Acme", org.PlanGrowth)
@@ -548,6 +553,7 @@ func TestAssociationFilesOnACustomDefaultDomain(t *testing.T) {
 func ptrTo[T any](v T) *T { return &v }
 
 func TestTLSAsk(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -581,6 +587,7 @@ func TestTLSAsk(t *testing.T) {
 }
 
 func TestTLSAskIsLimitedPerIP(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	c := testkit.NewClock(start)
 	h := newCustomHarness(t, s, withClock(c), withLimiter(ratelimit.NewMemory(c.Now, 0)))

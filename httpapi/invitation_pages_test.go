@@ -61,6 +61,7 @@ func (h *pagesHarness) role(t testing.TB, email string) auth.Role {
 }
 
 func TestInvitationPageNamesTheOrganizationAndRole(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		inv := h.invite(t, h.org.key.raw, "New.Person@Example.com", auth.RoleAdmin)
@@ -87,6 +88,7 @@ func TestInvitationPageNamesTheOrganizationAndRole(t *testing.T) {
 }
 
 func TestInvitationPageOfAClosedInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		b := h.browser(t, "198.51.100.61")
@@ -124,6 +126,7 @@ func TestInvitationPageOfAClosedInvitation(t *testing.T) {
 }
 
 func TestCreateAccountThenAcceptInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		inv := h.invite(t, h.org.key.raw, "newcomer@example.com", auth.RoleMember)
@@ -209,6 +212,7 @@ func (h *pagesHarness) userID(t testing.TB, email string) string {
 }
 
 func TestCreateAccountForAnEmailThatHasOne(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		testkit.User(t, h.store, "existing@example.com", testPassword, h.clock.Now())
@@ -223,6 +227,7 @@ func TestCreateAccountForAnEmailThatHasOne(t *testing.T) {
 }
 
 func TestSignInThenAcceptInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		u := testkit.User(t, h.store, "returning@example.com", testPassword, h.clock.Now())
@@ -248,6 +253,7 @@ func TestSignInThenAcceptInvitation(t *testing.T) {
 }
 
 func TestSignInWithTwoFactorThenAcceptInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		u := testkit.User(t, h.store, "careful@example.com", testPassword, h.clock.Now())
@@ -275,6 +281,7 @@ func TestSignInWithTwoFactorThenAcceptInvitation(t *testing.T) {
 }
 
 func TestAcceptInvitationRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		other := testkit.User(t, h.store, "other@example.com", testPassword, h.clock.Now())
@@ -339,6 +346,7 @@ func TestAcceptInvitationRefusals(t *testing.T) {
 }
 
 func TestAcceptInvitationOfAMemberAlready(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		u := testkit.User(t, h.store, "twice@example.com", testPassword, h.clock.Now())
@@ -357,6 +365,7 @@ func TestAcceptInvitationOfAMemberAlready(t *testing.T) {
 }
 
 func TestInvitationPageDoesNotEchoAnUnknownToken(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		b := h.browser(t, "198.51.100.71")

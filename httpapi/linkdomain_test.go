@@ -134,6 +134,7 @@ func (h *domainHarness) fullApp(t testing.TB, o *testOrg, paths string) *linking
 }
 
 func TestLinkDomainRedirects(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -246,6 +247,7 @@ func TestLinkDomainRedirects(t *testing.T) {
 }
 
 func TestLinkDomainPreviewsForBots(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -298,6 +300,7 @@ func TestLinkDomainPreviewsForBots(t *testing.T) {
 }
 
 func TestLinkDomainStates(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -376,6 +379,7 @@ func TestLinkDomainStates(t *testing.T) {
 }
 
 func TestLinkDomainCache(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -449,6 +453,7 @@ func TestLinkDomainCache(t *testing.T) {
 }
 
 func TestLinkDomainAssociationFiles(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o := h.newOrg(t, "Acme")

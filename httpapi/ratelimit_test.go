@@ -58,6 +58,7 @@ func assertRefused(t testing.TB, r *response, reset int) {
 func fromIP(ip string) map[string]string { return map[string]string{"X-Forwarded-For": ip} }
 
 func TestRateLimits(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		t.Run("60 requests per minute per key, then 429 until the next window", func(t *testing.T) {
 			h := newHarness(t, s)
@@ -211,6 +212,7 @@ const envRedis = "HOPLINK_TEST_REDIS"
 // TestRateLimitsSharedThroughRedis runs two API servers, as two replicas
 // would, over one store and one Redis: they share each key's allowance.
 func TestRateLimitsSharedThroughRedis(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv(envRedis)
 	if url == "" {
 		t.Skip(envRedis + " is not set")

@@ -173,6 +173,7 @@ func (r *response) resolved(t testing.TB) resolveBody {
 }
 
 func TestResolveLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -265,6 +266,7 @@ func TestResolveLink(t *testing.T) {
 }
 
 func TestResolveLinkErrors(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -354,6 +356,7 @@ func TestResolveLinkErrors(t *testing.T) {
 }
 
 func TestResolveRecordsClicks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -437,6 +440,7 @@ func TestResolveRecordsClicks(t *testing.T) {
 // TestResolveOneClickPerTap sends the clicks of repeated resolves through
 // the real store: every retry of one tap is one stored, counted click.
 func TestResolveOneClickPerTap(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -477,6 +481,7 @@ func (f lateResolver) AppForDomain(ctx context.Context, domain string) (*linking
 }
 
 func TestResolveOnSuspendedCustomDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		var h *customHarness
 		h = newCustomHarness(t, s, withAPI(func(_ *harness, o *httpapi.Options) {
@@ -503,6 +508,7 @@ func TestResolveOnSuspendedCustomDomain(t *testing.T) {
 // requests per minute per key per client IP (SPEC.md, Limits), each IP with
 // its own allowance.
 func TestSDKRoutesLimitedPerKeyAndIP(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
