@@ -17,6 +17,7 @@ import (
 // TestPurgeSessionsOnEveryTick proves that the purge loop deletes expired
 // sessions when it ticks, keeps live ones, and stops with its context.
 func TestPurgeSessionsOnEveryTick(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := t.Context()
 	c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))

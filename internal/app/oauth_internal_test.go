@@ -22,6 +22,7 @@ import (
 // TestCleanUpOAuthOnEveryTick proves that the clean-up loop deletes expired
 // OAuth tokens when it ticks, keeps live ones, and stops with its context.
 func TestCleanUpOAuthOnEveryTick(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := t.Context()
 	c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
