@@ -12,6 +12,7 @@ import (
 )
 
 func TestNewBackupCodes(t *testing.T) {
+	t.Parallel()
 	codes, err := account.NewBackupCodes(rand.Reader)
 	require.NoError(t, err)
 	require.Len(t, codes, account.BackupCodeCount)
@@ -25,6 +26,7 @@ func TestNewBackupCodes(t *testing.T) {
 }
 
 func TestNormalizeBackupCode(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"abcde-fghjk":     "abcdefghjk",
 		"ABCDE-FGHJK":     "abcdefghjk",
@@ -44,6 +46,7 @@ func TestNormalizeBackupCode(t *testing.T) {
 }
 
 func TestHashBackupCodeIgnoresFormatting(t *testing.T) {
+	t.Parallel()
 	h := account.HashBackupCode("abcde-fghjk")
 	assert.Len(t, h, 64)
 	assert.Equal(t, h, account.HashBackupCode(" ABCDE FGHJK "))

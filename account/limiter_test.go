@@ -10,6 +10,7 @@ import (
 )
 
 func TestMemoryLimiter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	l := account.NewMemoryLimiter()
 	key := "email:ann@example.com"

@@ -11,6 +11,7 @@ import (
 )
 
 func TestStrictest(t *testing.T) {
+	t.Parallel()
 	def := account.DefaultPolicy()
 	assert.Equal(t, account.Policy{SessionLifetime: 30 * 24 * time.Hour, IdleTimeout: 7 * 24 * time.Hour}, def)
 	assert.Equal(t, def, account.Strictest(), "no organization: the defaults")
@@ -22,6 +23,7 @@ func TestStrictest(t *testing.T) {
 }
 
 func TestPolicyValidate(t *testing.T) {
+	t.Parallel()
 	ok := []account.Policy{
 		account.DefaultPolicy(),
 		{SessionLifetime: time.Hour, IdleTimeout: 5 * time.Minute},

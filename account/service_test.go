@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base32"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -24,19 +24,10 @@ import (
 
 const goodPassword = "violet tractor umbrella"
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.now.Add(d) }
-
 type env struct {
 	t     *testing.T
 	store *store.Store
-	clock *clock
+	clock *testkit.Clock
 	orgs  *org.Service
 	svc   *account.Service
 }
@@ -46,17 +37,17 @@ var serverSecret = bytes.Repeat([]byte{7}, 32)
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	s := storetest.SQLite(t)
-	c := &clock{now: time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)}
+	c := testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC))
 	svc, err := account.NewService(s, serverSecret, account.Options{Clock: c.Now})
 	require.NoError(t, err)
 	return &env{t: t, store: s, clock: c, orgs: org.NewService(s, nil, c.Now, nil), svc: svc}
 }
 
+// user inserts a user with goodPassword, cheaply hashed (testkit.User), so
+// that signing in costs no argon2id work at the server's parameters.
 func (e *env) user(email string) *identity.User {
 	e.t.Helper()
-	u, err := e.orgs.CreateUser(e.t.Context(), email, goodPassword)
-	require.NoError(e.t, err)
-	return u
+	return testkit.User(e.t, e.store, email, goodPassword, e.clock.Now())
 }
 
 func (e *env) org(name string, members ...*identity.User) uuid.UUID {
@@ -99,11 +90,13 @@ func (e *env) code(key []byte, steps int64) string {
 func codeOf(err error) errcode.Code { return errcode.CodeOf(err) }
 
 func TestNewServiceNeedsALongServerSecret(t *testing.T) {
+	t.Parallel()
 	_, err := account.NewService(nil, make([]byte, 31), account.Options{})
 	assert.Error(t, err)
 }
 
 func TestSignIn(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -142,6 +135,7 @@ func TestSignIn(t *testing.T) {
 }
 
 func TestSignInLockout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	e.user("ann@example.com")
@@ -164,7 +158,7 @@ func TestSignInLockout(t *testing.T) {
 		assert.Equal(t, errcode.RateLimitExceeded, codeOf(err))
 	})
 
-	e.clock.Add(time.Minute)
+	e.clock.Advance(time.Minute)
 	_, err = e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
 	require.NoError(t, err, "the lockout ends after its window")
 	_, err = e.svc.SignIn(ctx, "ann@example.com", "wrong password!", c)
@@ -172,6 +166,7 @@ func TestSignInLockout(t *testing.T) {
 }
 
 func TestSessionRotationAndRevocation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -200,18 +195,19 @@ func TestSessionRotationAndRevocation(t *testing.T) {
 }
 
 func TestSessionExpiry(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	t.Run("idle timeout", func(t *testing.T) {
 		e := newEnv(t)
 		e.user("ann@example.com")
 		s := e.signIn("ann@example.com")
-		e.clock.Add(7*24*time.Hour - time.Second)
+		e.clock.Advance(7*24*time.Hour - time.Second)
 		_, err := e.svc.Authenticate(ctx, s.Token)
 		require.NoError(t, err, "used just before the idle timeout")
-		e.clock.Add(7*24*time.Hour - time.Second)
+		e.clock.Advance(7*24*time.Hour - time.Second)
 		_, err = e.svc.Authenticate(ctx, s.Token)
 		require.NoError(t, err, "each use restarts the idle clock")
-		e.clock.Add(7 * 24 * time.Hour)
+		e.clock.Advance(7 * 24 * time.Hour)
 		_, err = e.svc.Authenticate(ctx, s.Token)
 		assert.Equal(t, errcode.Unauthorized, codeOf(err), "idle for 7 days")
 	})
@@ -220,14 +216,14 @@ func TestSessionExpiry(t *testing.T) {
 		e.user("ann@example.com")
 		s := e.signIn("ann@example.com")
 		for range 5 {
-			e.clock.Add(5 * 24 * time.Hour)
+			e.clock.Advance(5 * 24 * time.Hour)
 			_, err := e.svc.Authenticate(ctx, s.Token)
 			require.NoError(t, err)
 		}
-		e.clock.Add(5*24*time.Hour - time.Second)
+		e.clock.Advance(5*24*time.Hour - time.Second)
 		_, err := e.svc.Authenticate(ctx, s.Token)
 		require.NoError(t, err, "a second before 30 days")
-		e.clock.Add(time.Second)
+		e.clock.Advance(time.Second)
 		_, err = e.svc.Authenticate(ctx, s.Token)
 		assert.Equal(t, errcode.Unauthorized, codeOf(err), "past 30 days despite use")
 	})
@@ -235,11 +231,11 @@ func TestSessionExpiry(t *testing.T) {
 		e := newEnv(t)
 		e.user("ann@example.com")
 		s := e.signIn("ann@example.com")
-		e.clock.Add(30 * time.Second)
+		e.clock.Advance(30 * time.Second)
 		a, err := e.svc.Authenticate(ctx, s.Token)
 		require.NoError(t, err)
 		assert.Equal(t, s.Session.LastSeenAt, a.Session.LastSeenAt, "not written within a minute")
-		e.clock.Add(30 * time.Second)
+		e.clock.Advance(30 * time.Second)
 		a, err = e.svc.Authenticate(ctx, s.Token)
 		require.NoError(t, err)
 		assert.Equal(t, e.clock.Now().Truncate(time.Millisecond), a.Session.LastSeenAt)
@@ -263,7 +259,7 @@ func TestSessionExpiry(t *testing.T) {
 		a, err := e.svc.Authenticate(ctx, s.Token)
 		require.NoError(t, err)
 		assert.True(t, a.EnrolmentRequired, "two-factor required and not enrolled")
-		e.clock.Add(time.Hour)
+		e.clock.Advance(time.Hour)
 		_, err = e.svc.Authenticate(ctx, s.Token)
 		assert.Equal(t, errcode.Unauthorized, codeOf(err), "the stricter idle timeout ends the existing session")
 
@@ -280,6 +276,7 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 func TestChangePasswordRevokesEverySession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	e.user("ann@example.com")
@@ -325,6 +322,7 @@ func (e *env) signIn2(t *testing.T, password string) string {
 }
 
 func TestTwoFactor(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -348,7 +346,7 @@ func TestTwoFactor(t *testing.T) {
 		assert.NotContains(t, rec.SealedSecret, base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(key))
 	})
 
-	e.clock.Add(account.TOTPPeriod)
+	e.clock.Advance(account.TOTPPeriod)
 	r, err := e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
 	require.NoError(t, err)
 	require.Nil(t, r.Session, "a second step is needed")
@@ -374,7 +372,7 @@ func TestTwoFactor(t *testing.T) {
 		require.NoError(t, err)
 		_, err = e.svc.SecondStep(ctx, r.Pending, code, c)
 		assert.Equal(t, errcode.Unauthorized, codeOf(err), "same code again")
-		e.clock.Add(account.TOTPPeriod)
+		e.clock.Advance(account.TOTPPeriod)
 		_, err = e.svc.SecondStep(ctx, r.Pending, e.code(key, 0), c)
 		assert.NoError(t, err)
 	})
@@ -396,7 +394,7 @@ func TestTwoFactor(t *testing.T) {
 	t.Run("a pending sign-in expires", func(t *testing.T) {
 		r, err := e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
 		require.NoError(t, err)
-		e.clock.Add(account.DefaultPendingLifetime)
+		e.clock.Advance(account.DefaultPendingLifetime)
 		_, err = e.svc.SecondStep(ctx, r.Pending, e.code(key, 0), c)
 		assert.Equal(t, errcode.Unauthorized, codeOf(err))
 	})
@@ -407,10 +405,10 @@ func TestTwoFactor(t *testing.T) {
 			_, err = e.svc.SecondStep(ctx, r.Pending, "abcde-fghjk", c)
 			assert.Equal(t, errcode.Unauthorized, codeOf(err))
 		}
-		e.clock.Add(account.TOTPPeriod)
+		e.clock.Advance(account.TOTPPeriod)
 		_, err = e.svc.SecondStep(ctx, r.Pending, e.code(key, 0), c)
 		assert.Equal(t, errcode.RateLimitExceeded, codeOf(err))
-		e.clock.Add(time.Minute)
+		e.clock.Advance(time.Minute)
 		_, err = e.svc.SecondStep(ctx, r.Pending, e.code(key, 0), c)
 		assert.NoError(t, err, "accepted after the window, which resets the count")
 	})
@@ -425,7 +423,7 @@ func TestTwoFactor(t *testing.T) {
 		assert.NoError(t, err)
 	})
 	t.Run("disabling needs the password and a code", func(t *testing.T) {
-		e.clock.Add(account.TOTPPeriod)
+		e.clock.Advance(account.TOTPPeriod)
 		assert.Equal(t, errcode.ValidationError, codeOf(e.svc.DisableTOTP(ctx, u.ID, "wrong password!", e.code(key, 0))))
 		assert.Equal(t, errcode.ValidationError, codeOf(e.svc.DisableTOTP(ctx, u.ID, goodPassword, "000000")))
 		require.NoError(t, e.svc.DisableTOTP(ctx, u.ID, goodPassword, e.code(key, 0)))
@@ -436,6 +434,7 @@ func TestTwoFactor(t *testing.T) {
 }
 
 func TestSecretBoxNeedsTheSameServerSecret(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")
@@ -444,22 +443,24 @@ func TestSecretBoxNeedsTheSameServerSecret(t *testing.T) {
 	require.NoError(t, err)
 	r, err := other.SignIn(ctx, "ann@example.com", goodPassword, account.Client{})
 	require.NoError(t, err)
-	e.clock.Add(account.TOTPPeriod)
+	e.clock.Advance(account.TOTPPeriod)
 	_, err = other.SecondStep(ctx, r.Pending, e.code(key, 0), account.Client{})
 	assert.Equal(t, errcode.InternalError, codeOf(err), "another server secret cannot open the TOTP secret")
 }
 
 func TestPurgeExpired(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.user("ann@example.com")
 	e.signIn("ann@example.com")
-	e.clock.Add(31 * 24 * time.Hour)
+	e.clock.Advance(31 * 24 * time.Hour)
 	n, err := e.svc.PurgeExpired(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 }
 
 func TestSignInOfAGoneClientIsNoFailure(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	u := e.user("ann@example.com")
 	ctx, cancel := context.WithCancel(t.Context())
@@ -475,6 +476,7 @@ func TestSignInOfAGoneClientIsNoFailure(t *testing.T) {
 }
 
 func TestRefusedSignInsNameTheUserForTheAuditLog(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
 	u := e.user("ann@example.com")

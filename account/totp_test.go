@@ -17,6 +17,7 @@ import (
 var rfcKey = []byte("12345678901234567890")
 
 func TestTOTPCodeMatchesRFC6238(t *testing.T) {
+	t.Parallel()
 	// Appendix B's SHA-1 vectors, last six of the eight digits.
 	for unix, want := range map[int64]string{59: "287082", 1111111109: "081804", 1111111111: "050471", 1234567890: "005924", 2000000000: "279037"} {
 		assert.Equal(t, want, account.TOTPCode(rfcKey, account.TOTPStep(time.Unix(unix, 0))), "t=%d", unix)
@@ -24,6 +25,7 @@ func TestTOTPCodeMatchesRFC6238(t *testing.T) {
 }
 
 func TestVerifyTOTP(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 15, 0, time.UTC)
 	step := account.TOTPStep(now)
 	code := func(s int64) string { return account.TOTPCode(rfcKey, s) }
@@ -72,6 +74,7 @@ func TestVerifyTOTP(t *testing.T) {
 }
 
 func TestNewTOTPSecret(t *testing.T) {
+	t.Parallel()
 	s, err := account.NewTOTPSecret(bytes.NewReader(bytes.Repeat([]byte{0xff}, 20)))
 	require.NoError(t, err)
 	assert.Len(t, s, 32, "160 bits in base32 without padding")
@@ -81,6 +84,7 @@ func TestNewTOTPSecret(t *testing.T) {
 }
 
 func TestTOTPURI(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "otpauth://totp/Hoplink:ann@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Hoplink",
 		account.TOTPURI("ann@example.com", "JBSWY3DPEHPK3PXP"))
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 )
 
 // fakeUsage answers ClickUsage from its map; an organization it lacks is
@@ -44,23 +45,10 @@ func (f *fakeUsage) set(orgID uuid.UUID, u analytics.Usage, err error) {
 	f.usage[orgID], f.err = u, err
 }
 
-// manualTime is a clock the test moves.
-type manualTime struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (m *manualTime) Now() time.Time { m.mu.Lock(); defer m.mu.Unlock(); return m.now }
-func (m *manualTime) add(d time.Duration) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.now = m.now.Add(d)
-}
-
 func TestAllowance(t *testing.T) {
 	orgID := uuid.New()
 	f := &fakeUsage{usage: map[uuid.UUID]analytics.Usage{orgID: {Limit: 3, Count: 1}}}
-	clock := &manualTime{now: time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	clock := testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
 	a := analytics.NewAllowance(f, analytics.AllowanceOptions{TTL: 5 * time.Second, Clock: clock.Now, Logger: quiet})
 
 	assert.True(t, a.Store(orgID), "an organization not read yet is stored, without waiting")
@@ -73,7 +61,7 @@ func TestAllowance(t *testing.T) {
 
 	// A new billing month: the next read after the TTL sees the new count.
 	f.set(orgID, analytics.Usage{Limit: 3, Count: 0}, nil)
-	clock.add(5 * time.Second)
+	clock.Advance(5 * time.Second)
 	assert.False(t, a.Store(orgID), "answers from what it knows while it reads again")
 	a.Wait()
 	assert.True(t, a.Store(orgID))
@@ -81,7 +69,7 @@ func TestAllowance(t *testing.T) {
 
 	// A failed read keeps the last answer and is not tried again before the TTL.
 	f.set(orgID, analytics.Usage{Limit: 3, Count: 3}, errDown)
-	clock.add(5 * time.Second)
+	clock.Advance(5 * time.Second)
 	assert.True(t, a.Store(orgID))
 	a.Wait()
 	assert.True(t, a.Store(orgID), "the last answer: 0 counted + 3 allowed")

@@ -20,6 +20,7 @@ import (
 // read over a shorter window than the model's: the delay density times that
 // window, not the model's BackgroundWindow.
 func TestBackgroundOverAShorterWindow(t *testing.T) {
+	t.Parallel()
 	m := attribution.DefaultModel
 	install := attribution.Signals{OSVersion: "17.5", Model: "iPhone", Language: "en-us"}
 	sessions := attribution.SessionsOf([]attribution.Click{pureClick(t0.Add(-5*time.Minute), "A", "en-US", "iPhone", "17.5")},
@@ -40,6 +41,7 @@ func TestBackgroundOverAShorterWindow(t *testing.T) {
 // carrier NAT and that only its clicks of the last CGNATWindow are read,
 // while one click fewer reads the whole day as before.
 func TestBusyKeyReadsItsCGNATWindowOnly(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		for _, tc := range []struct {
 			name  string
@@ -82,6 +84,7 @@ func TestBusyKeyReadsItsCGNATWindowOnly(t *testing.T) {
 // every app on the key, over the span from the oldest of them to now, not
 // the key's six hours.
 func TestBusyKeyScoresAgainstItsNewestClicks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		other := f.newApp(f.org.ID, "com.acme.other", "com.acme.other")
@@ -134,6 +137,7 @@ func storedClick(c analytics.Click) attribution.Click {
 // windows) and, as background, the newest Background clicks of every app
 // since BusySince; busy even when there is none.
 func TestKeyClicks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		window := 48
@@ -247,6 +251,7 @@ func TestKeyClicks(t *testing.T) {
 // bound: newest first by (time, id), and the newest Limit when the key has
 // more, ties at the same time included by id.
 func TestCandidateClicksNewestWithinLimit(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		var want []uuid.UUID
@@ -280,6 +285,7 @@ func TestCandidateClicksNewestWithinLimit(t *testing.T) {
 // written behind the Matcher's back is seen after AppsTTL, and at once after
 // InvalidateAll.
 func TestAppsAreCachedUntilInvalidated(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		in := f.input(iosRequest(), "")

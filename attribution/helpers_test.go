@@ -3,7 +3,6 @@ package attribution_test
 import (
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -30,30 +30,12 @@ const (
 
 var t0 = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
-// clock is a movable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // fixture is an organization with one app and link on a store, and a
 // Matcher over it.
 type fixture struct {
 	t     testing.TB
 	s     *store.Store
-	clock *clock
+	clock *testkit.Clock
 	m     *attribution.Matcher
 	org   *org.Organization
 	app   *linking.App
@@ -62,7 +44,7 @@ type fixture struct {
 
 func newFixture(t testing.TB, s *store.Store) *fixture {
 	t.Helper()
-	f := &fixture{t: t, s: s, clock: &clock{now: t0}}
+	f := &fixture{t: t, s: s, clock: testkit.NewClock(t0)}
 	f.m = attribution.NewMatcher(s, attribution.MatcherOptions{Clock: f.clock.Now})
 	f.org = f.newOrg("acme")
 	f.app = f.newApp(f.org.ID, "com.acme.shop", "com.acme.shop")

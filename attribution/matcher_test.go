@@ -17,6 +17,7 @@ import (
 )
 
 func TestProbabilisticMatchAtHome(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		c := f.click(clickSpec{ago: 5 * time.Minute})
@@ -58,6 +59,7 @@ func TestProbabilisticMatchAtHome(t *testing.T) {
 }
 
 func TestDeterministicReferrerMatch(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		// Clicked five days ago from another network: only the referrer ties it.
@@ -82,6 +84,7 @@ func TestDeterministicReferrerMatch(t *testing.T) {
 }
 
 func TestDeterministicWindowIsTheLinks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		c := f.click(clickSpec{ago: 8 * 24 * time.Hour, ip: "198.51.100.9", ua: androidPixel8C})
@@ -95,6 +98,7 @@ func TestDeterministicWindowIsTheLinks(t *testing.T) {
 }
 
 func TestFailReasons(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		setup  func(f *fixture) attribution.MatchInput
@@ -264,6 +268,7 @@ func TestFailReasons(t *testing.T) {
 }
 
 func TestKeyAppMismatch(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		other := f.newApp(f.org.ID, "com.acme.other", "")
@@ -306,6 +311,7 @@ func TestKeyAppMismatch(t *testing.T) {
 }
 
 func TestAppResolution(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		other := f.newApp(f.org.ID, "com.acme.other", "")
@@ -330,6 +336,7 @@ func TestAppResolution(t *testing.T) {
 }
 
 func TestAmbiguousAppMatchedThroughReferrer(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		f.newApp(f.org.ID, "", "com.acme.other")
@@ -347,6 +354,7 @@ func TestAmbiguousAppMatchedThroughReferrer(t *testing.T) {
 }
 
 func TestReplayIsIdempotent(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		f.click(clickSpec{ago: 3 * time.Minute})
@@ -386,6 +394,7 @@ func TestReplayIsIdempotent(t *testing.T) {
 }
 
 func TestReinstallRestrictsCandidates(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		f.click(clickSpec{ago: 3 * time.Minute})
@@ -417,6 +426,7 @@ func TestReinstallRestrictsCandidates(t *testing.T) {
 }
 
 func TestClaimTakesTheDeviceSession(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		l2 := f.newLink(f.org.ID, &f.app.ID, nil)
@@ -436,6 +446,7 @@ func TestClaimTakesTheDeviceSession(t *testing.T) {
 }
 
 func TestConcurrentMatchesClaimAClickOnce(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		f.click(clickSpec{ago: 4 * time.Minute})
@@ -465,6 +476,7 @@ func TestConcurrentMatchesClaimAClickOnce(t *testing.T) {
 }
 
 func TestIsolation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		// Same organization, another app: never a candidate.
@@ -496,6 +508,7 @@ func TestIsolation(t *testing.T) {
 // Records carry millisecond times, as every resource does (DESIGN.md),
 // whatever precision the request's time has.
 func TestRecordTimesAreMilliseconds(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		f.click(clickSpec{ago: 5 * time.Minute})

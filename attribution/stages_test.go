@@ -16,6 +16,7 @@ import (
 // X-Service-App-Id header: the organization's only app for the request's
 // platform, or its only app when that has no identifier.
 func TestAppForItsPlatform(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		g := f.newOrg("globex")
@@ -54,6 +55,7 @@ func TestAppForItsPlatform(t *testing.T) {
 // installs belong to several apps of the organization sets ambiguous_app
 // on the attempt even when it matches, and that installs of one app do not.
 func TestDeviceInstallsOfSeveralApps(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		other := f.newApp(f.org.ID, "", "com.acme.other")
@@ -91,6 +93,7 @@ func TestDeviceInstallsOfSeveralApps(t *testing.T) {
 // address space with CGNATMinDevices devices clicking from it is cgnat,
 // with its 6-hour window, and with one device fewer is ipv4.
 func TestCarrierNATByDevices(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		langs := []string{"de-DE", "fr-FR", "es-ES", "it-IT", "nl-NL"}
@@ -126,6 +129,7 @@ func TestCarrierNATByDevices(t *testing.T) {
 // claims the same device's other clicks of the 30 minutes before its click,
 // and delivers the referrer click's link.
 func TestDeterministicClaimTakesTheDeviceSession(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		l2 := f.newLink(f.org.ID, &f.app.ID, nil)
@@ -153,6 +157,7 @@ func TestDeterministicClaimTakesTheDeviceSession(t *testing.T) {
 // stage: a referrer naming a click of another app's link of the same
 // organization matches nothing for this app, and leaves the click unclaimed.
 func TestReferrerOfAnotherApp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newFixture(t, s)
 		other := f.newApp(f.org.ID, "", "com.acme.other")

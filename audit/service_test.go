@@ -12,18 +12,13 @@ import (
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
-
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
-
-func (c *clock) tick() { c.now = c.now.Add(time.Second) }
 
 func newOrg(t *testing.T, s *store.Store, name string) uuid.UUID {
 	t.Helper()
@@ -35,19 +30,19 @@ func newOrg(t *testing.T, s *store.Store, name string) uuid.UUID {
 // owner is a principal that may read the log of orgID: a key without a
 // creator holding org:read.
 func owner(orgID uuid.UUID) *auth.Principal {
-	return &auth.Principal{OrgID: orgID, Type: auth.KeyTypeAPI, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeOrgRead})}
+	return testkit.Principal(orgID, auth.ScopeOrgRead)
 }
 
 func TestRecordWritesUserEventsToEveryOrganizationOfTheUser(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		c := &clock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 		svc, err := audit.NewService(s, secret, c.Now)
 		require.NoError(t, err)
 		orgs := org.NewService(s, nil, nil, nil)
 		acme, other, third := newOrg(t, s, "Acme"), newOrg(t, s, "Other"), newOrg(t, s, "Third")
-		u, err := orgs.CreateUser(ctx, "ann@example.com", "correct horse battery")
-		require.NoError(t, err)
+		u := testkit.User(t, s, "ann@example.com", "correct horse battery", c.Now())
 		_, err = orgs.AddMember(ctx, acme, u.Email, auth.RoleMember)
 		require.NoError(t, err)
 		_, err = orgs.AddMember(ctx, other, u.Email, auth.RoleOwner)
@@ -62,7 +57,7 @@ func TestRecordWritesUserEventsToEveryOrganizationOfTheUser(t *testing.T) {
 			e := page.Events[0]
 			assert.Equal(t, audit.SignInSucceeded, e.Action)
 			assert.Equal(t, &u.ID, e.ActorID)
-			assert.Equal(t, c.now, e.OccurredAt, "the time now")
+			assert.Equal(t, c.Now(), e.OccurredAt, "the time now")
 			assert.Len(t, e.UserAgent, audit.MaxUserAgentLength, "the user agent is cut")
 		}
 		page, err := svc.List(ctx, owner(third), audit.Query{})
@@ -80,17 +75,18 @@ func TestRecordWritesUserEventsToEveryOrganizationOfTheUser(t *testing.T) {
 }
 
 func TestListPagesWithSignedCursors(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		c := &clock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 		svc, err := audit.NewService(s, secret, c.Now)
 		require.NoError(t, err)
 		acme, other := newOrg(t, s, "Acme"), newOrg(t, s, "Other")
 		var times []time.Time
 		for range 5 {
-			times = append(times, c.now)
+			times = append(times, c.Now())
 			require.NoError(t, svc.Record(ctx, audit.Event{Action: audit.KeyCreated, OrgID: &acme, ActorType: audit.ActorOperator}))
-			c.tick()
+			c.Advance(time.Second)
 		}
 		var seen []time.Time
 		q := audit.Query{Limit: 2}
@@ -132,7 +128,7 @@ func TestListPagesWithSignedCursors(t *testing.T) {
 			{"from not before to", owner(acme), audit.Query{From: &from, To: &from}, errcode.ValidationError},
 			{"a limit over 100", owner(acme), audit.Query{Limit: 101}, errcode.ValidationError},
 			{"a negative limit", owner(acme), audit.Query{Limit: -1}, errcode.ValidationError},
-			{"org:read is needed", &auth.Principal{OrgID: acme, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeLinksRead})}, audit.Query{}, errcode.Forbidden},
+			{"org:read is needed", testkit.Principal(acme, auth.ScopeLinksRead), audit.Query{}, errcode.Forbidden},
 			{"a member's key", memberKey(acme, auth.RoleMember), audit.Query{}, errcode.Forbidden},
 		}
 		for _, tt := range refusals {
@@ -151,11 +147,11 @@ func TestListPagesWithSignedCursors(t *testing.T) {
 }
 
 func memberKey(orgID uuid.UUID, role auth.Role) *auth.Principal {
-	creator := uuid.Must(uuid.NewV7())
-	return &auth.Principal{OrgID: orgID, Type: auth.KeyTypeAPI, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeOrgRead}), CreatedBy: &creator, Role: role}
+	return testkit.MemberPrincipal(orgID, uuid.Must(uuid.NewV7()), role, auth.ScopeOrgRead)
 }
 
 func TestNewServiceNeedsALongSecret(t *testing.T) {
+	t.Parallel()
 	_, err := audit.NewService(nil, secret[:31], nil)
 	assert.Error(t, err)
 }

@@ -12,11 +12,12 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 )
 
 type fixture struct {
 	store *memKeys
-	clock *clock
+	clock *testkit.Clock
 	authn *auth.Authenticator
 	keys  *auth.Keys
 	org   uuid.UUID
@@ -24,7 +25,7 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	f := &fixture{store: newMemKeys(), clock: newClock(), org: uuid.New()}
+	f := &fixture{store: newMemKeys(), clock: testkit.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), org: uuid.New()}
 	f.authn = auth.NewAuthenticator(f.store, auth.AuthenticatorOptions{Clock: f.clock.Now, CacheSize: 8})
 	f.keys = auth.NewKeys(f.store, f.authn, f.clock.Now, nil)
 	return f
@@ -46,7 +47,7 @@ func TestAuthenticateFailuresAreAllUnauthorized(t *testing.T) {
 	revoked := f.issue(t, nil, "", auth.CreateKeyInput{Name: "y", Scopes: []auth.Scope{"links:read"}})
 	admin := &auth.Principal{OrgID: f.org, Scopes: auth.NewScopeSet(auth.AllScopes)}
 	require.NoError(t, f.keys.Revoke(ctx, admin, revoked.ID))
-	f.clock.Add(time.Hour)
+	f.clock.Advance(time.Hour)
 
 	unknown, err := auth.GenerateKey(nil, auth.LivePrefix)
 	require.NoError(t, err)
@@ -91,11 +92,11 @@ func TestCachedAuthenticationDoesNotTouchTheStore(t *testing.T) {
 	assert.Equal(t, 1, f.store.lookupCount())
 
 	// The entry is trusted for less than two seconds.
-	f.clock.Add(auth.DefaultCacheTTL - time.Millisecond)
+	f.clock.Advance(auth.DefaultCacheTTL - time.Millisecond)
 	_, err := f.authn.Authenticate(ctx, k.RawKey)
 	require.NoError(t, err)
 	assert.Equal(t, 1, f.store.lookupCount())
-	f.clock.Add(time.Millisecond)
+	f.clock.Advance(time.Millisecond)
 	_, err = f.authn.Authenticate(ctx, k.RawKey)
 	require.NoError(t, err)
 	assert.Equal(t, 2, f.store.lookupCount())
@@ -109,7 +110,7 @@ func TestRevocationInAnotherReplicaReachesTheCacheWithinTheTTL(t *testing.T) {
 	require.NoError(t, err)
 	// Another replica deletes the key: this cache still trusts it until the TTL passes.
 	require.NoError(t, f.store.DeleteKey(ctx, f.org, k.ID))
-	f.clock.Add(auth.DefaultCacheTTL)
+	f.clock.Advance(auth.DefaultCacheTTL)
 	_, err = f.authn.Authenticate(ctx, k.RawKey)
 	assert.Equal(t, errcode.Unauthorized, errcode.CodeOf(err))
 }
@@ -193,14 +194,14 @@ func TestLastUsedAtIsThrottled(t *testing.T) {
 	first := f.clock.Now()
 	_, err := f.authn.Authenticate(ctx, k.RawKey)
 	require.NoError(t, err)
-	f.clock.Add(10 * time.Second)
+	f.clock.Advance(10 * time.Second)
 	_, err = f.authn.Authenticate(ctx, k.RawKey)
 	require.NoError(t, err)
 	assert.Empty(t, f.store.touched, "nothing is written before a flush")
 	require.NoError(t, f.authn.Flush(ctx))
 	assert.Equal(t, first, f.store.touched[k.ID], "the second use within a minute is not recorded")
 
-	f.clock.Add(time.Minute)
+	f.clock.Advance(time.Minute)
 	_, err = f.authn.Authenticate(ctx, k.RawKey)
 	require.NoError(t, err)
 	require.NoError(t, f.authn.Flush(ctx))

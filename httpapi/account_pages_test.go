@@ -174,6 +174,7 @@ func (h *pagesHarness) auditActions(t testing.TB) []string {
 }
 
 func TestSafeReturnTo(t *testing.T) {
+	t.Parallel()
 	accepted := []string{"/account", "/", "/oauth/authorize?client_id=a&redirect_uri=https%3A%2F%2Fx", "/account/2fa"}
 	for _, s := range accepted {
 		assert.Equal(t, s, httpapi.SafeReturnTo(s), "accepted: %q", s)
@@ -206,6 +207,7 @@ func TestSafeReturnTo(t *testing.T) {
 }
 
 func TestLoginPage(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		b := h.browser(t, "198.51.100.1")
@@ -248,6 +250,7 @@ func setCookie(p page, name string) *http.Cookie {
 }
 
 func TestSignInAndOut(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		m := h.member(t, auth.RoleAdmin)
@@ -307,6 +310,7 @@ func TestSignInAndOut(t *testing.T) {
 }
 
 func TestSecureCookiesOverHTTPS(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s, withAPI(func(_ *harness, o *httpapi.Options) {
 			o.AccountPages = &httpapi.AccountPagesOptions{PublicURL: &url.URL{Scheme: "https", Host: "hoplink.example"}}
@@ -340,6 +344,7 @@ func TestSecureCookiesOverHTTPS(t *testing.T) {
 }
 
 func TestSignInRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		m := h.member(t, auth.RoleMember)
@@ -413,6 +418,7 @@ func TestSignInRefusals(t *testing.T) {
 }
 
 func TestSignInLockout(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		m := h.member(t, auth.RoleMember)
@@ -445,6 +451,7 @@ func TestSignInLockout(t *testing.T) {
 }
 
 func TestTwoFactorPages(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		m := h.member(t, auth.RoleOwner)
@@ -550,6 +557,7 @@ func TestTwoFactorPages(t *testing.T) {
 }
 
 func TestPolicyEnforcementOnPages(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		m := h.member(t, auth.RoleMember)
@@ -595,6 +603,7 @@ func TestPolicyEnforcementOnPages(t *testing.T) {
 }
 
 func TestSessionsAndPasswordPages(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		m := h.member(t, auth.RoleMember)
@@ -682,6 +691,7 @@ func TestSessionsAndPasswordPages(t *testing.T) {
 }
 
 func TestSignedOutPostsGoToSignIn(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		b := h.browser(t, "198.51.100.60")
@@ -696,6 +706,7 @@ func TestSignedOutPostsGoToSignIn(t *testing.T) {
 }
 
 func TestSignInRotatesTheSession(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPagesHarness(t, s)
 		m := h.member(t, auth.RoleMember)
@@ -720,6 +731,7 @@ func TestSignInRotatesTheSession(t *testing.T) {
 // The account page links to the OAuth connections page where this server
 // has one, and not elsewhere.
 func TestAccountPageLinksToConnections(t *testing.T) {
+	t.Parallel()
 	connections := httpapi.Route{Method: http.MethodGet, Path: "/account/connections",
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })}
 	for _, tt := range []struct {

@@ -23,6 +23,7 @@ import (
 // TestSDKKeyRoutes proves SPEC.md's Authentication rule 4: an SDK key may call
 // only the SDK routes.
 func TestSDKKeyRoutes(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -76,6 +77,7 @@ func TestSDKKeyRoutes(t *testing.T) {
 // TestRoleLayer proves SPEC.md's Authentication rule 8(b): a key with a
 // creator is checked against the creator's current role on every request.
 func TestRoleLayer(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 
@@ -171,6 +173,7 @@ func TestRoleLayer(t *testing.T) {
 }
 
 func TestGetOrganization(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme Widgets")
@@ -232,6 +235,7 @@ func TestGetOrganization(t *testing.T) {
 }
 
 func TestDeleteOrganization(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 
@@ -376,6 +380,7 @@ func TestDeleteOrganization(t *testing.T) {
 // TestErrorEnvelope proves that every error, including those of no handler,
 // is the SPEC.md envelope with its code.
 func TestErrorEnvelope(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -497,6 +502,7 @@ func (f *faultyStore) ListKeys(ctx context.Context, orgID uuid.UUID, createdBy *
 }
 
 func TestOpenAPIAndHealth(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 
@@ -540,6 +546,7 @@ func TestOpenAPIAndHealth(t *testing.T) {
 // and not), key creations, reads and revocations, and last_used_at flushes.
 // Run it with -race.
 func TestConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")

@@ -73,6 +73,7 @@ func duplicateField(t testing.TB, r *response, field string) {
 const fp = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
 
 func TestCreateApp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 
@@ -178,6 +179,7 @@ func keysOf(m map[string]any) []string {
 }
 
 func TestCreateAppRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.scaleOrg(t, "Acme")
@@ -225,6 +227,7 @@ func TestCreateAppRefusals(t *testing.T) {
 }
 
 func TestListApps(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.scaleOrg(t, "Acme")
@@ -317,6 +320,7 @@ func TestListApps(t *testing.T) {
 }
 
 func TestGetUpdateDeleteAppRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o, other := h.newOrg(t, "Acme"), h.newOrg(t, "Other")
@@ -350,6 +354,7 @@ func TestGetUpdateDeleteAppRefusals(t *testing.T) {
 }
 
 func TestUpdateApp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.scaleOrg(t, "Acme")
@@ -439,6 +444,7 @@ func TestUpdateApp(t *testing.T) {
 }
 
 func TestDeleteApp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -464,6 +470,7 @@ func TestDeleteApp(t *testing.T) {
 }
 
 func TestAppsAuthorization(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.scaleOrg(t, "Acme")

@@ -99,6 +99,7 @@ func (h *attrHarness) match(t testing.TB, key, appHeader, body string) *response
 }
 
 func TestAttributionMatch(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newAttrHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -200,6 +201,7 @@ func TestAttributionMatch(t *testing.T) {
 // TestAttributionMatchConcurrentClaims sends concurrent matches naming one
 // click from different devices: exactly one claims it.
 func TestAttributionMatchConcurrentClaims(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newAttrHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")

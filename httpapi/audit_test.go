@@ -68,6 +68,7 @@ func (h *harness) auditEvents(t testing.TB, key string) []auditEvent {
 }
 
 func TestAPIActionsWriteAuditEvents(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		var accounts *account.Service
 		h := newHarness(t, s, withAccounts(t, &accounts), withAudit(t), withTeam())
@@ -140,6 +141,7 @@ func TestAPIActionsWriteAuditEvents(t *testing.T) {
 }
 
 func TestListAuditEvents(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		var accounts *account.Service
 		h := newHarness(t, s, withAccounts(t, &accounts), withAudit(t))

@@ -16,6 +16,7 @@ import (
 )
 
 func TestRedirectsRecordClicks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o := h.newOrg(t, "Acme")

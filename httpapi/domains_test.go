@@ -17,6 +17,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/internal/dnstest"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -143,6 +144,7 @@ func (h *customHarness) verifyDomain(t testing.TB, key string, d domainBody) dom
 }
 
 func TestCreateDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 
@@ -260,6 +262,7 @@ func TestCreateDomain(t *testing.T) {
 }
 
 func TestListGetAndDeleteDomains(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o := h.planOrg(t, "Acme", org.PlanScale)
@@ -362,6 +365,7 @@ type verification struct {
 }
 
 func TestVerifyDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o := h.planOrg(t, "Acme", org.PlanScale)
@@ -445,6 +449,7 @@ func TestVerifyDomain(t *testing.T) {
 }
 
 func TestLinksOnCustomDomains(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -511,6 +516,7 @@ func TestLinksOnCustomDomains(t *testing.T) {
 }
 
 func TestAssociationFilesOnACustomDefaultDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o := h.planOrg(t, "Acme", org.PlanGrowth)
@@ -548,6 +554,7 @@ func TestAssociationFilesOnACustomDefaultDomain(t *testing.T) {
 func ptrTo[T any](v T) *T { return &v }
 
 func TestTLSAsk(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -581,8 +588,9 @@ func TestTLSAsk(t *testing.T) {
 }
 
 func TestTLSAskIsLimitedPerIP(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
-	c := newClock()
+	c := testkit.NewClock(start)
 	h := newCustomHarness(t, s, withClock(c), withLimiter(ratelimit.NewMemory(c.Now, 0)))
 	ask := func(ip string) *response {
 		return h.do(t, request{method: http.MethodGet, path: "/v1/internal/tls/ask?domain=a.example",

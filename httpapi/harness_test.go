@@ -23,6 +23,7 @@ import (
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/httpapi/apitest"
 	"github.com/hoplink/hoplink/identity"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -33,28 +34,6 @@ import (
 // that the first rate-limit window has 50 seconds left (X-RateLimit-Reset: 50).
 var start = time.Date(2030, 1, 1, 0, 0, 10, 0, time.UTC)
 
-// clock is a clock the tests move by hand; nothing in these tests sleeps.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: start} }
-
-// Now returns the clock's time.
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // defaultLinkDomain is the harness's {default_link_domain}.
 const defaultLinkDomain = "hop.test"
 
@@ -64,10 +43,10 @@ var loopback = netip.MustParsePrefix("127.0.0.0/8")
 
 // config is what a harness is built from; options change it.
 type config struct {
-	clock    *clock
+	clock    *testkit.Clock
 	keyStore func(*store.Store) auth.KeyStore
 	cacheTTL time.Duration
-	limiter  func(*clock) ratelimit.Limiter
+	limiter  func(*testkit.Clock) ratelimit.Limiter
 	api      []func(*harness, *httpapi.Options)
 }
 
@@ -80,7 +59,7 @@ func withAPI(change func(h *harness, o *httpapi.Options)) option {
 }
 
 // withClock makes the harness share c, as replicas share time.
-func withClock(c *clock) option { return func(cfg *config) { cfg.clock = c } }
+func withClock(c *testkit.Clock) option { return func(cfg *config) { cfg.clock = c } }
 
 // withKeyStore gives the Authenticator and Keys the key store wrap returns
 // instead of the store itself, so that a test can make it fail.
@@ -93,7 +72,7 @@ func withCacheTTL(d time.Duration) option { return func(cfg *config) { cfg.cache
 
 // withLimiter replaces the in-memory limiter.
 func withLimiter(l ratelimit.Limiter) option {
-	return func(cfg *config) { cfg.limiter = func(*clock) ratelimit.Limiter { return l } }
+	return func(cfg *config) { cfg.limiter = func(*testkit.Clock) ratelimit.Limiter { return l } }
 }
 
 // harness is one API server over a store, with the services behind it and a
@@ -101,7 +80,7 @@ func withLimiter(l ratelimit.Limiter) option {
 // OpenAPI document.
 type harness struct {
 	store   *store.Store
-	clock   *clock
+	clock   *testkit.Clock
 	auth    *auth.Authenticator
 	keys    *auth.Keys
 	orgs    *org.Service
@@ -111,8 +90,8 @@ type harness struct {
 	v       *apitest.Validator
 
 	// users are reused across organizations, as a person may belong to
-	// many: hashing a password with argon2id is slow, so each harness
-	// creates only as many users as its largest organization has members.
+	// many: each harness creates only as many users as its largest
+	// organization has members.
 	mu    sync.Mutex
 	users []*identity.User
 	taken map[uuid.UUID]int // organization id -> users of the pool in it
@@ -126,13 +105,13 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	t.Helper()
 	cfg := config{
 		keyStore: func(s *store.Store) auth.KeyStore { return s },
-		limiter:  func(c *clock) ratelimit.Limiter { return ratelimit.NewMemory(c.Now, 0) },
+		limiter:  func(c *testkit.Clock) ratelimit.Limiter { return ratelimit.NewMemory(c.Now, 0) },
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	if cfg.clock == nil {
-		cfg.clock = newClock()
+		cfg.clock = testkit.NewClock(start)
 	}
 	quiet := slog.New(slog.DiscardHandler)
 	ks := cfg.keyStore(s)
@@ -199,16 +178,15 @@ func (h *harness) newOrg(t testing.TB, name string) *testOrg {
 	return &testOrg{Organization: o, key: testKey{id: k.ID, raw: k.RawKey}}
 }
 
-// userFor returns a user who is not yet a member of o, created through
-// org.Service.CreateUser when every user of the pool is.
+// userFor returns a user who is not yet a member of o, inserted with a
+// cheap password hash (testkit.User) when every user of the pool is.
 func (h *harness) userFor(t testing.TB, o *testOrg) *identity.User {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	i := h.taken[o.ID]
 	if i == len(h.users) {
-		u, err := h.orgs.CreateUser(context.Background(), "user-"+uuid.NewString()+"@example.com", "correct horse battery")
-		require.NoError(t, err)
+		u := testkit.User(t, h.store, "user-"+uuid.NewString()+"@example.com", "correct horse battery", h.clock.Now())
 		h.users = append(h.users, u)
 	}
 	h.taken[o.ID] = i + 1

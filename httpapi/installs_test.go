@@ -99,6 +99,7 @@ func reversed(s []string) []string {
 func rfc(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func TestListInstalls(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newAttrHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -186,6 +187,7 @@ func TestListInstalls(t *testing.T) {
 }
 
 func TestListQueryValidation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newAttrHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -234,6 +236,7 @@ func TestListQueryValidation(t *testing.T) {
 }
 
 func TestListCursors(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newAttrHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -311,6 +314,7 @@ func TestListCursors(t *testing.T) {
 }
 
 func TestListAttempts(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newAttrHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -391,6 +395,7 @@ func TestListAttempts(t *testing.T) {
 }
 
 func TestListWindows(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newAttrHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")

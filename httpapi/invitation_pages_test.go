@@ -14,6 +14,7 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -60,6 +61,7 @@ func (h *pagesHarness) role(t testing.TB, email string) auth.Role {
 }
 
 func TestInvitationPageNamesTheOrganizationAndRole(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		inv := h.invite(t, h.org.key.raw, "New.Person@Example.com", auth.RoleAdmin)
@@ -86,6 +88,7 @@ func TestInvitationPageNamesTheOrganizationAndRole(t *testing.T) {
 }
 
 func TestInvitationPageOfAClosedInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		b := h.browser(t, "198.51.100.61")
@@ -110,8 +113,7 @@ func TestInvitationPageOfAClosedInvitation(t *testing.T) {
 		assert.Contains(t, p.body, "This invitation has expired")
 
 		// Neither can be used by a POST either.
-		u, err := h.orgs.CreateUser(t.Context(), "expired@example.com", testPassword)
-		require.NoError(t, err)
+		u := testkit.User(t, h.store, "expired@example.com", testPassword, h.clock.Now())
 		require.Equal(t, http.StatusSeeOther, b.signIn(u.Email, testPassword, "").status)
 		b.get("/account")
 		p = b.post(invitationPage(expired.Token)+"/accept", url.Values{})
@@ -124,6 +126,7 @@ func TestInvitationPageOfAClosedInvitation(t *testing.T) {
 }
 
 func TestCreateAccountThenAcceptInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		inv := h.invite(t, h.org.key.raw, "newcomer@example.com", auth.RoleMember)
@@ -209,10 +212,10 @@ func (h *pagesHarness) userID(t testing.TB, email string) string {
 }
 
 func TestCreateAccountForAnEmailThatHasOne(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
-		_, err := h.orgs.CreateUser(t.Context(), "existing@example.com", testPassword)
-		require.NoError(t, err)
+		testkit.User(t, h.store, "existing@example.com", testPassword, h.clock.Now())
 		inv := h.invite(t, h.org.key.raw, "existing@example.com", auth.RoleMember)
 		b := h.browser(t, "198.51.100.63")
 		b.get(invitationPage(inv.Token))
@@ -224,10 +227,10 @@ func TestCreateAccountForAnEmailThatHasOne(t *testing.T) {
 }
 
 func TestSignInThenAcceptInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
-		u, err := h.orgs.CreateUser(t.Context(), "returning@example.com", testPassword)
-		require.NoError(t, err)
+		u := testkit.User(t, h.store, "returning@example.com", testPassword, h.clock.Now())
 		inv := h.invite(t, h.org.key.raw, "returning@example.com", auth.RoleAdmin)
 		page := invitationPage(inv.Token)
 		b := h.browser(t, "198.51.100.64")
@@ -250,10 +253,10 @@ func TestSignInThenAcceptInvitation(t *testing.T) {
 }
 
 func TestSignInWithTwoFactorThenAcceptInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
-		u, err := h.orgs.CreateUser(t.Context(), "careful@example.com", testPassword)
-		require.NoError(t, err)
+		u := testkit.User(t, h.store, "careful@example.com", testPassword, h.clock.Now())
 		en, err := h.accounts.StartTOTP(t.Context(), u.ID)
 		require.NoError(t, err)
 		_, err = h.accounts.ConfirmTOTP(t.Context(), u.ID, h.code(t, en.Secret))
@@ -278,12 +281,11 @@ func TestSignInWithTwoFactorThenAcceptInvitation(t *testing.T) {
 }
 
 func TestAcceptInvitationRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
-		other, err := h.orgs.CreateUser(t.Context(), "other@example.com", testPassword)
-		require.NoError(t, err)
-		invited, err := h.orgs.CreateUser(t.Context(), "invited@example.com", testPassword)
-		require.NoError(t, err)
+		other := testkit.User(t, h.store, "other@example.com", testPassword, h.clock.Now())
+		invited := testkit.User(t, h.store, "invited@example.com", testPassword, h.clock.Now())
 		inv := h.invite(t, h.org.key.raw, invited.Email, auth.RoleMember)
 		page := invitationPage(inv.Token)
 
@@ -344,12 +346,12 @@ func TestAcceptInvitationRefusals(t *testing.T) {
 }
 
 func TestAcceptInvitationOfAMemberAlready(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
-		u, err := h.orgs.CreateUser(t.Context(), "twice@example.com", testPassword)
-		require.NoError(t, err)
+		u := testkit.User(t, h.store, "twice@example.com", testPassword, h.clock.Now())
 		inv := h.invite(t, h.org.key.raw, u.Email, auth.RoleAdmin)
-		_, err = h.orgs.AddMember(t.Context(), h.org.ID, u.Email, auth.RoleMember)
+		_, err := h.orgs.AddMember(t.Context(), h.org.ID, u.Email, auth.RoleMember)
 		require.NoError(t, err)
 		b := h.browser(t, "198.51.100.70")
 		require.Equal(t, http.StatusSeeOther, b.signIn(u.Email, testPassword, "").status)
@@ -363,6 +365,7 @@ func TestAcceptInvitationOfAMemberAlready(t *testing.T) {
 }
 
 func TestInvitationPageDoesNotEchoAnUnknownToken(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newInvitationHarness(t, s)
 		b := h.browser(t, "198.51.100.71")

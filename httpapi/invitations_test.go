@@ -69,6 +69,7 @@ func (h *harness) invitations(t testing.TB, key, query string) ([]map[string]any
 }
 
 func TestCreateInvitation(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s, withInvitations())
 
@@ -172,6 +173,7 @@ func (h *harness) scaleTeamOrg(t testing.TB, name string) *testOrg {
 }
 
 func TestListAndRevokeInvitations(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s, withInvitations())
 		o := h.scaleTeamOrg(t, "Acme")

@@ -19,6 +19,7 @@ import (
 )
 
 func TestCreateKey(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 
@@ -136,6 +137,7 @@ func TestCreateKey(t *testing.T) {
 // TestCreateKeyRefusals runs every refusal of POST /v1/keys, each in an
 // organization of its own; none of them creates a key.
 func TestCreateKeyRefusals(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// body may use {own_app}, {other_app}, {unknown_app}, {past}, {now}
@@ -225,6 +227,7 @@ func TestCreateKeyRefusals(t *testing.T) {
 }
 
 func TestListKeys(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 
@@ -315,6 +318,7 @@ func TestListKeys(t *testing.T) {
 }
 
 func TestGetKey(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -367,6 +371,7 @@ func TestGetKey(t *testing.T) {
 }
 
 func TestDeleteKey(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 
@@ -431,6 +436,7 @@ func TestDeleteKey(t *testing.T) {
 }
 
 func TestKeyExpiry(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -457,6 +463,7 @@ func TestKeyExpiry(t *testing.T) {
 // TestUnauthorizedIsOneAnswer proves SPEC.md's Authentication rule 2: every
 // kind of bad credential gets the same 401 body.
 func TestUnauthorizedIsOneAnswer(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")

@@ -11,6 +11,7 @@ import (
 	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
@@ -75,7 +76,7 @@ func benchLink(b *testing.B, in linking.CreateLinkInput) (*store.Store, *org.Org
 	orgs := org.NewService(s, authn, nil, nil)
 	o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
 	require.NoError(b, err)
-	p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	p := testkit.Principal(o.ID, auth.RequestableScopes...)
 	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
 	apps := linking.NewAppService(s, s, authn, linkDomain, nil, nil)
 	apps.SetCache(r)

@@ -21,6 +21,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -134,6 +135,7 @@ func (h *domainHarness) fullApp(t testing.TB, o *testOrg, paths string) *linking
 }
 
 func TestLinkDomainRedirects(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -246,6 +248,7 @@ func TestLinkDomainRedirects(t *testing.T) {
 }
 
 func TestLinkDomainPreviewsForBots(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -298,6 +301,7 @@ func TestLinkDomainPreviewsForBots(t *testing.T) {
 }
 
 func TestLinkDomainStates(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -376,6 +380,7 @@ func TestLinkDomainStates(t *testing.T) {
 }
 
 func TestLinkDomainCache(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -449,6 +454,7 @@ func TestLinkDomainCache(t *testing.T) {
 }
 
 func TestLinkDomainAssociationFiles(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newDomainHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -541,5 +547,5 @@ func TestLinkDomainAssociationFiles(t *testing.T) {
 
 // principalOf is a principal of o with every requestable scope and no creator.
 func principalOf(o *testOrg) *auth.Principal {
-	return &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	return testkit.Principal(o.ID, auth.RequestableScopes...)
 }

@@ -180,6 +180,7 @@ func assertForm(t testing.TB, r *response, status int, message string) {
 }
 
 func TestLinkPasswordFlow(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPWHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -349,6 +350,7 @@ func TestLinkPasswordFlow(t *testing.T) {
 }
 
 func TestLinkPasswordRateLimit(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPWHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -386,6 +388,7 @@ func TestLinkPasswordRateLimit(t *testing.T) {
 }
 
 func TestLinkPasswordMethods(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newPWHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -436,6 +439,7 @@ func (s stubResolver) AppForDomain(context.Context, string) (*linking.App, error
 }
 
 func TestLinkPasswordArgon2idByDefault(t *testing.T) {
+	t.Parallel()
 	hash, err := identity.HashPassword("open sesame")
 	require.NoError(t, err)
 	l := &linking.Link{ID: uuid.Must(uuid.NewV7()), Slug: "secret", Domain: linkDomain,

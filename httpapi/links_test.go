@@ -19,6 +19,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/identity"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -154,6 +155,7 @@ func details(t testing.TB, r *response) map[string]any {
 }
 
 func TestCreateLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, true)
 		o, app := h.linkOrg(t, "Acme")
@@ -227,6 +229,7 @@ func TestCreateLink(t *testing.T) {
 }
 
 func TestCreateLinkRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, app := h.linkOrg(t, "Acme")
@@ -331,6 +334,7 @@ func TestCreateLinkRefusals(t *testing.T) {
 }
 
 func TestSlugTaken(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, app := h.linkOrg(t, "Acme")
@@ -350,6 +354,7 @@ func TestSlugTaken(t *testing.T) {
 // TestConcurrentCreatesOfOneSlug: of 20 concurrent POST /links with one slug
 // on one domain, exactly one is created and the others get 409 SLUG_TAKEN.
 func TestConcurrentCreatesOfOneSlug(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
@@ -397,10 +402,11 @@ func TestConcurrentCreatesOfOneSlug(t *testing.T) {
 // TestLinkLimit: the Free plan's links of one billing month, then 403
 // LINK_LIMIT_EXCEEDED; a deleted link stops counting; a new month starts afresh.
 func TestLinkLimit(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
-		owner := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+		owner := testkit.Principal(o.ID, auth.RequestableScopes...)
 		limit := org.LimitsOf(org.PlanFree).LinksPerMonth
 		var first *linking.Link
 		for i := range limit - 1 {
@@ -424,6 +430,7 @@ func TestLinkLimit(t *testing.T) {
 }
 
 func TestListLinks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
@@ -538,6 +545,7 @@ func TestListLinks(t *testing.T) {
 }
 
 func TestGetLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
@@ -562,6 +570,7 @@ func TestGetLink(t *testing.T) {
 }
 
 func TestUpdateLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, app := h.linkOrg(t, "Acme")
@@ -674,6 +683,7 @@ func TestUpdateLink(t *testing.T) {
 // member reads and creates every link but changes and deletes only the
 // links they created.
 func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
@@ -702,6 +712,7 @@ func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
 }
 
 func TestDeleteLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
@@ -727,6 +738,7 @@ func TestDeleteLink(t *testing.T) {
 }
 
 func TestActivateAndDeactivateLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
@@ -751,6 +763,7 @@ func TestActivateAndDeactivateLink(t *testing.T) {
 }
 
 func TestOrganizationParameters(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newLinkHarness(t, s, false)
 		o, _ := h.linkOrg(t, "Acme")
@@ -822,6 +835,7 @@ func TestOrganizationParameters(t *testing.T) {
 // LinkWithRedirects repeats Link's properties (see the comment in
 // openapi.yaml): they must stay the same.
 func TestLinkWithRedirectsIsLinkPlusRedirectedFrom(t *testing.T) {
+	t.Parallel()
 	doc, _, err := httpapi.OpenAPI()
 	require.NoError(t, err)
 	link := doc.Components.Schemas["Link"].Value

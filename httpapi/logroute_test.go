@@ -18,6 +18,7 @@ import (
 // A secret in a path (an invitation token) never reaches the log: a panic
 // is logged with the route pattern.
 func TestLogsNameTheRouteNotThePath(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cr3t-invitation-token"
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))

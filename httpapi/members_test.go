@@ -37,6 +37,7 @@ func (h *harness) patchMember(t testing.TB, key string, id uuid.UUID, body strin
 }
 
 func TestListMembers(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s, withTeam())
 		o := h.newOrg(t, "Acme")
@@ -95,6 +96,7 @@ func TestListMembers(t *testing.T) {
 }
 
 func TestUpdateMemberRole(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s, withTeam())
 		o := h.newOrg(t, "Acme")
@@ -165,6 +167,7 @@ func TestUpdateMemberRole(t *testing.T) {
 }
 
 func TestRemoveMember(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s, withTeam())
 		o := h.newOrg(t, "Acme")

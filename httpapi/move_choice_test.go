@@ -108,6 +108,7 @@ func (m *moveSetup) assertChoice(t testing.TB, id uuid.UUID, want string) {
 }
 
 func TestMoveChoiceNewSlugMovesTheLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		m := newMoveSetup(t, s)
 		key := m.org.key.raw
@@ -154,6 +155,7 @@ func TestMoveChoiceNewSlugMovesTheLink(t *testing.T) {
 }
 
 func TestMoveChoiceKeepLeavesTheLinkAndItsSlugUnheld(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		m := newMoveSetup(t, s)
 		key := m.org.key.raw
@@ -204,6 +206,7 @@ func TestMoveChoiceKeepLeavesTheLinkAndItsSlugUnheld(t *testing.T) {
 }
 
 func TestClearMoveChoiceMovesTheLinkWithItsSlug(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		m := newMoveSetup(t, s)
 		key := m.org.key.raw
@@ -234,6 +237,7 @@ func TestClearMoveChoiceMovesTheLinkWithItsSlug(t *testing.T) {
 }
 
 func TestMoveChoiceRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		m := newMoveSetup(t, s)
 		key := m.org.key.raw
@@ -315,6 +319,7 @@ func TestMoveChoiceRefusals(t *testing.T) {
 }
 
 func TestMembersChooseOnlyForTheirOwnLinks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		m := newMoveSetup(t, s)
 		alice := m.memberKey(t, m.newMember(t, m.org, auth.RoleMember), auth.ScopeLinksWrite, auth.ScopeLinksRead).raw
@@ -341,6 +346,7 @@ func TestMembersChooseOnlyForTheirOwnLinks(t *testing.T) {
 }
 
 func TestCreateRefusesASlugHeldForALinkWaitingToMove(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		m := newMoveSetup(t, s)
 		key := m.org.key.raw

@@ -75,6 +75,7 @@ func (h *movedHarness) visit(t testing.TB, method, host, path, ua string, header
 }
 
 func TestOldAddressRedirectsPermanently(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newMovedHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -149,6 +150,7 @@ func TestOldAddressRedirectsPermanently(t *testing.T) {
 }
 
 func TestResolveOldAddress(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newMovedHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -218,6 +220,7 @@ func TestResolveOldAddress(t *testing.T) {
 }
 
 func TestOldAddressesOfALink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newMovedHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -57,6 +58,7 @@ func assertRefused(t testing.TB, r *response, reset int) {
 func fromIP(ip string) map[string]string { return map[string]string{"X-Forwarded-For": ip} }
 
 func TestRateLimits(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		t.Run("60 requests per minute per key, then 429 until the next window", func(t *testing.T) {
 			h := newHarness(t, s)
@@ -210,6 +212,7 @@ const envRedis = "HOPLINK_TEST_REDIS"
 // TestRateLimitsSharedThroughRedis runs two API servers, as two replicas
 // would, over one store and one Redis: they share each key's allowance.
 func TestRateLimitsSharedThroughRedis(t *testing.T) {
+	t.Parallel()
 	url := os.Getenv(envRedis)
 	if url == "" {
 		t.Skip(envRedis + " is not set")
@@ -221,7 +224,7 @@ func TestRateLimitsSharedThroughRedis(t *testing.T) {
 	require.NoError(t, client.Ping(context.Background()).Err())
 
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		c := newClock()
+		c := testkit.NewClock(start)
 		limiter := ratelimit.NewRedis(client, redisPrefix(t, client), c.Now)
 		one := newHarness(t, s, withClock(c), withLimiter(limiter))
 		two := newHarness(t, s, withClock(c), withLimiter(limiter))

@@ -174,6 +174,7 @@ func (r *response) resolved(t testing.TB) resolveBody {
 }
 
 func TestResolveLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -266,6 +267,7 @@ func TestResolveLink(t *testing.T) {
 }
 
 func TestResolveLinkErrors(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -355,6 +357,7 @@ func TestResolveLinkErrors(t *testing.T) {
 }
 
 func TestResolveRecordsClicks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, app := h.linkOrg(t, "Acme")
@@ -438,6 +441,7 @@ func TestResolveRecordsClicks(t *testing.T) {
 // TestResolveOneClickPerTap sends the clicks of repeated resolves through
 // the real store: every retry of one tap is one stored, counted click.
 func TestResolveOneClickPerTap(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")
@@ -478,6 +482,7 @@ func (f lateResolver) AppForDomain(ctx context.Context, domain string) (*linking
 }
 
 func TestResolveOnSuspendedCustomDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		var h *customHarness
 		h = newCustomHarness(t, s, withAPI(func(_ *harness, o *httpapi.Options) {
@@ -504,6 +509,7 @@ func TestResolveOnSuspendedCustomDomain(t *testing.T) {
 // requests per minute per key per client IP (SPEC.md, Limits), each IP with
 // its own allowance.
 func TestSDKRoutesLimitedPerKeyAndIP(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newResolveHarness(t, s)
 		o, _ := h.linkOrg(t, "Acme")

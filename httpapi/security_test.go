@@ -30,6 +30,7 @@ func withAccounts(t *testing.T, svc **account.Service) option {
 }
 
 func TestOrganizationSecurityPolicy(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		var accounts *account.Service
 		h := newHarness(t, s, withAccounts(t, &accounts))

@@ -20,6 +20,7 @@ import (
 // UNAUTHORIZED, an SDK key 403 SDK_KEY_ROUTE_FORBIDDEN, and none of them
 // changes anything.
 func TestTeamAndDomainRoutesRefuseMissingKeys(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newCustomHarness(t, s, withInvitations(), withTeam())
 		o := h.planOrg(t, "Acme", org.PlanScale)
@@ -81,6 +82,7 @@ func TestTeamAndDomainRoutesRefuseMissingKeys(t *testing.T) {
 // /members/{user_id}: an id that is not a UUID is 400 INVALID_ID, and one
 // that names nobody in the organization is 404.
 func TestRemoveMemberRefusesABadID(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s, withTeam())
 		o := h.newOrg(t, "Acme")

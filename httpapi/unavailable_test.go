@@ -24,6 +24,7 @@ func assertUnavailable(t testing.TB, r *response) {
 
 // TestClosedDatabaseIs503 closes the SQLite store under a running server.
 func TestClosedDatabaseIs503(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	h := newHarness(t, s)
 	o := h.newOrg(t, "Acme")
@@ -59,6 +60,7 @@ func TestClosedDatabaseIs503(t *testing.T) {
 // running server and restores it: the server answers 503 meanwhile and
 // recovers by itself.
 func TestPostgresOutageAndRecovery(t *testing.T) {
+	t.Parallel()
 	dsn, err := url.Parse(storetest.PostgresDSN(t))
 	require.NoError(t, err)
 	proxy := storetest.NewTCPProxy(t, dsn.Host)

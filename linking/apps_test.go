@@ -17,6 +17,7 @@ import (
 	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 )
@@ -204,25 +205,21 @@ type appFixture struct {
 	store  *appStore
 	forget *appForgetter
 	svc    *linking.AppService
-	now    time.Time
+	clock  *testkit.Clock
 	orgID  uuid.UUID
 	p      *auth.Principal
 }
 
 func newAppFixture(t *testing.T, plan org.Plan) *appFixture {
 	t.Helper()
-	f := &appFixture{store: newAppStore(), forget: &appForgetter{}, now: appClockStart}
+	f := &appFixture{store: newAppStore(), forget: &appForgetter{}, clock: testkit.NewClock(appClockStart)}
 	// A fixed random source: every generated suffix is the sameString, so a second
 	// collision on one base is a collision of the suffixed handle too.
 	random := bytes.NewReader(bytes.Repeat(bytesFor("k3j9x2a"), 1000))
-	f.svc = linking.NewAppService(f.store, f.store, f.forget, "Hop.Example.", func() time.Time { return f.now }, random)
+	f.svc = linking.NewAppService(f.store, f.store, f.forget, "Hop.Example.", f.clock.Now, random)
 	f.orgID = f.store.addOrg(plan)
-	f.p = appPrincipal(f.orgID, auth.RequestableScopes...)
+	f.p = testkit.Principal(f.orgID, auth.RequestableScopes...)
 	return f
-}
-
-func appPrincipal(orgID uuid.UUID, scopes ...auth.Scope) *auth.Principal {
-	return &auth.Principal{KeyID: uuid.Must(uuid.NewV7()), OrgID: orgID, Type: auth.KeyTypeAPI, Scopes: auth.NewScopeSet(scopes)}
 }
 
 // decodeAppInput decodes a JSON body into AppInput as the HTTP adapter does.
@@ -445,7 +442,7 @@ func TestDuplicateApp(t *testing.T) {
 	}
 
 	otherOrg := f.store.addOrg(org.PlanScale)
-	_, err := f.svc.Create(context.Background(), appPrincipal(otherOrg, auth.RequestableScopes...),
+	_, err := f.svc.Create(context.Background(), testkit.Principal(otherOrg, auth.RequestableScopes...),
 		decodeAppInput(t, `{"name":"Other","ios_bundle_id":"com.acme.a","android_package_name":"com.acme.a"}`))
 	assert.NoError(t, err, "another organization may use the same bundle id and package name")
 }
@@ -453,7 +450,7 @@ func TestDuplicateApp(t *testing.T) {
 func TestUpdateApp(t *testing.T) {
 	f := newAppFixture(t, org.PlanScale)
 	a := f.create(t, `{"name":"A","ios_bundle_id":"com.acme.a","ios_team_id":"ABCDE12345","ios_universal_link_paths":["/a"]}`)
-	f.now = f.now.Add(time.Hour)
+	f.clock.Advance(time.Hour)
 	ctx := context.Background()
 
 	got, err := f.svc.Update(ctx, f.p, a.ID, decodeAppInput(t, `{"name":"B","ios_team_id":null,"android_app_links_paths":["/x"]}`))
@@ -466,7 +463,7 @@ func TestUpdateApp(t *testing.T) {
 	assert.Equal(t, a.Handle, got.Handle, "a new name keeps the handle")
 	assert.Equal(t, a.LinkDomain, got.LinkDomain)
 	assert.Equal(t, a.CreatedAt, got.CreatedAt)
-	assert.Equal(t, f.now.Truncate(time.Millisecond), got.UpdatedAt)
+	assert.Equal(t, f.clock.Now().Truncate(time.Millisecond), got.UpdatedAt)
 
 	read, err := f.svc.Get(ctx, f.p, a.ID)
 	require.NoError(t, err)
@@ -480,7 +477,7 @@ func TestUpdateApp(t *testing.T) {
 
 	_, err = f.svc.Update(ctx, f.p, uuid.Must(uuid.NewV7()), decodeAppInput(t, `{"name":"C"}`))
 	requireCode(t, err, errcode.NotFound)
-	_, err = f.svc.Update(ctx, appPrincipal(f.store.addOrg(org.PlanFree), auth.ScopeAppsWrite), a.ID, decodeAppInput(t, `{"name":"C"}`))
+	_, err = f.svc.Update(ctx, testkit.Principal(f.store.addOrg(org.PlanFree), auth.ScopeAppsWrite), a.ID, decodeAppInput(t, `{"name":"C"}`))
 	requireCode(t, err, errcode.NotFound)
 }
 
@@ -528,7 +525,7 @@ func TestDeleteApp(t *testing.T) {
 	a := f.create(t, `{"name":"A"}`)
 	ctx := context.Background()
 
-	_, err := f.svc.Delete(ctx, appPrincipal(f.store.addOrg(org.PlanFree), auth.ScopeAppsWrite), a.ID)
+	_, err := f.svc.Delete(ctx, testkit.Principal(f.store.addOrg(org.PlanFree), auth.ScopeAppsWrite), a.ID)
 	requireCode(t, err, errcode.NotFound)
 	assert.Empty(t, f.forget.orgs)
 
@@ -546,12 +543,10 @@ func TestAppAuthorization(t *testing.T) {
 	f := newAppFixture(t, org.PlanScale)
 	a := f.create(t, `{"name":"A"}`)
 	ctx := context.Background()
-	creator := uuid.Must(uuid.NewV7())
-	member := &auth.Principal{OrgID: f.orgID, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeAppsRead, auth.ScopeAppsWrite}),
-		CreatedBy: &creator, Role: auth.RoleMember}
+	member := testkit.MemberPrincipal(f.orgID, uuid.Must(uuid.NewV7()), auth.RoleMember, auth.ScopeAppsRead, auth.ScopeAppsWrite)
 	admin := *member
 	admin.Role = auth.RoleAdmin
-	readOnly := appPrincipal(f.orgID, auth.ScopeAppsRead)
+	readOnly := testkit.Principal(f.orgID, auth.ScopeAppsRead)
 
 	type call func(p *auth.Principal) error
 	reads := map[string]call{
@@ -571,7 +566,7 @@ func TestAppAuthorization(t *testing.T) {
 	for name, c := range reads {
 		assert.NoError(t, c(member), "a member reads apps: %s", name)
 		assert.NoError(t, c(readOnly), "apps:read reads: %s", name)
-		requireCode(t, c(appPrincipal(f.orgID, auth.ScopeLinksRead)), errcode.Forbidden)
+		requireCode(t, c(testkit.Principal(f.orgID, auth.ScopeLinksRead)), errcode.Forbidden)
 	}
 	for name, c := range writes {
 		requireCode(t, c(member), errcode.Forbidden)
@@ -587,13 +582,13 @@ func TestAppAuthorization(t *testing.T) {
 func TestSetLegacy(t *testing.T) {
 	f := newAppFixture(t, org.PlanScale)
 	a := f.create(t, `{"name":"A"}`)
-	f.now = f.now.Add(time.Minute)
+	f.clock.Advance(time.Minute)
 
 	got, err := f.svc.SetLegacy(context.Background(), a.ID, true)
 	require.NoError(t, err)
 	assert.True(t, got.LegacyApexEnabled)
 	assert.Equal(t, a.DefaultLinkDomain, got.DefaultLinkDomain, "the default link domain is unchanged")
-	assert.Equal(t, f.now.Truncate(time.Millisecond), got.UpdatedAt)
+	assert.Equal(t, f.clock.Now().Truncate(time.Millisecond), got.UpdatedAt)
 	d := got.Domains()
 	assert.True(t, d.LegacyApexEnabled)
 	assert.Contains(t, linking.DomainsForApp(d, linking.LinkDomains{Default: appServiceDomain}), appServiceDomain,

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
@@ -26,24 +26,6 @@ import (
 )
 
 const linkDefaultDomain = "hop.example"
-
-// linkClock is a clock the link tests move by hand.
-type linkClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *linkClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *linkClock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // liveDomains is a CustomDomains that gives every organization the same list.
 type liveDomains []string
@@ -55,7 +37,7 @@ func (d liveDomains) LiveCustomDomains(context.Context, uuid.UUID) ([]string, er
 type linkFixture struct {
 	s     *store.Store
 	svc   *linking.LinkService
-	clock *linkClock
+	clock *testkit.Clock
 	org   *org.Organization
 	app   *linking.App
 	// owner is a key without a creator, with every scope.
@@ -68,7 +50,7 @@ func fastHash(pw string) (string, error) { return "test-hash:" + pw, nil }
 
 func newLinkFixture(t testing.TB, s *store.Store, opts ...func(*linking.LinkServiceOptions)) *linkFixture {
 	t.Helper()
-	f := &linkFixture{s: s, clock: &linkClock{now: billingAnchor.Add(10 * 24 * time.Hour)}}
+	f := &linkFixture{s: s, clock: testkit.NewClock(billingAnchor.Add(10 * 24 * time.Hour))}
 	o := linkOrg(t, s, "acme")
 	f.org = o
 	f.app = f.newApp(t, o.ID, nil)
@@ -82,7 +64,7 @@ func newLinkFixture(t testing.TB, s *store.Store, opts ...func(*linking.LinkServ
 		opt(&lo)
 	}
 	f.svc = linking.NewLinkService(s, s, s, lo)
-	f.owner = &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	f.owner = testkit.Principal(o.ID, auth.RequestableScopes...)
 	return f
 }
 
@@ -114,13 +96,13 @@ func (f *linkFixture) newApp(t testing.TB, orgID uuid.UUID, change func(*linking
 }
 
 func member(orgID uuid.UUID, role auth.Role) *auth.Principal {
-	id := uuid.Must(uuid.NewV7())
-	return &auth.Principal{OrgID: orgID, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeLinksRead, auth.ScopeLinksWrite}), CreatedBy: &id, Role: role}
+	return testkit.MemberPrincipal(orgID, uuid.Must(uuid.NewV7()), role, auth.ScopeLinksRead, auth.ScopeLinksWrite)
 }
 
 func sp(s string) *string { return &s }
 
 func TestCreateLinkWithTheFewestFields(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	l, err := f.svc.Create(t.Context(), f.owner, linking.CreateLinkInput{DestinationURL: "HTTPS://Shop.Example"})
 	require.NoError(t, err)
@@ -144,6 +126,7 @@ func TestCreateLinkWithTheFewestFields(t *testing.T) {
 }
 
 func TestCreateLinkRecordsTheCreator(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	m := member(f.org.ID, auth.RoleMember)
 	l, err := f.svc.Create(t.Context(), m, linking.CreateLinkInput{DestinationURL: "https://example.com"})
@@ -154,6 +137,7 @@ func TestCreateLinkRecordsTheCreator(t *testing.T) {
 // TestCreateLinkDomainRules proves SPEC.md's domain rules of POST /links
 // through the service.
 func TestCreateLinkDomainRules(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t), func(o *linking.LinkServiceOptions) {
 		o.CustomDomains = liveDomains{"go.acme.example"}
 	})
@@ -219,10 +203,11 @@ func TestCreateLinkDomainRules(t *testing.T) {
 }
 
 func TestCreateLinkNeedsAnApp(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	f := newLinkFixture(t, s)
 	empty := linkOrg(t, s, "empty")
-	p := &auth.Principal{OrgID: empty.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+	p := testkit.Principal(empty.ID, auth.RequestableScopes...)
 	_, err := f.svc.Create(t.Context(), p, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.AppRequired)
 
@@ -240,6 +225,7 @@ func ptrTo[T any](v T) *T { return &v }
 // Free plan's 100 links a billing month, counted from the organization's
 // billing_period_start, with deleted links no longer counting.
 func TestLinkLimitFollowsTheBillingMonth(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	limit := org.LimitsOf(org.PlanFree).LinksPerMonth
@@ -262,10 +248,10 @@ func TestLinkLimitFollowsTheBillingMonth(t *testing.T) {
 	_, err = f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.LinkLimitExceeded)
 
-	f.clock.set(time.Date(2030, 2, 28, 8, 59, 0, 0, time.UTC))
+	f.clock.Set(time.Date(2030, 2, 28, 8, 59, 0, 0, time.UTC))
 	_, err = f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.LinkLimitExceeded)
-	f.clock.set(time.Date(2030, 2, 28, 9, 0, 0, 0, time.UTC))
+	f.clock.Set(time.Date(2030, 2, 28, 9, 0, 0, 0, time.UTC))
 	_, err = f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	require.NoError(t, err, "a new billing month began on February 28, the last day of a short month")
 }
@@ -277,6 +263,7 @@ func zeroThenOne() *bytes.Reader {
 }
 
 func TestGeneratedSlugIsGeneratedAgainOnCollision(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	random := zeroThenOne()
 	f := newLinkFixture(t, s, func(o *linking.LinkServiceOptions) { o.Random = random })
@@ -293,6 +280,7 @@ func TestGeneratedSlugIsGeneratedAgainOnCollision(t *testing.T) {
 }
 
 func TestGeneratedSlugsRunningOutIsAnInternalError(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	f := newLinkFixture(t, s, func(o *linking.LinkServiceOptions) { o.Random = bytes.NewReader(make([]byte, 7*10)) })
 	_, err := f.svc.Create(t.Context(), f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("aaaaaaa")})
@@ -303,6 +291,7 @@ func TestGeneratedSlugsRunningOutIsAnInternalError(t *testing.T) {
 }
 
 func TestSlugTakenNamesSlugAndDomain(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	in := linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("spring"), AppID: &f.app.ID}
 	_, err := f.svc.Create(t.Context(), f.owner, in)
@@ -317,6 +306,7 @@ func TestSlugTakenNamesSlugAndDomain(t *testing.T) {
 }
 
 func TestCreateLinkValidatesEveryField(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	past := f.clock.Now().Add(-time.Second)
 	in := linking.CreateLinkInput{
@@ -364,6 +354,7 @@ func TestCreateLinkValidatesEveryField(t *testing.T) {
 }
 
 func TestCreateLinkKeepsOptionalFields(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	expires := f.clock.Now().Add(time.Hour)
 	cfg := &params.LinkConfig{Injected: []params.InjectedParam{{Key: "ref", Value: "x", Mode: params.ModeAlways}}, InheritOrgInjected: true, SuppressedOrgKeys: []string{}}
@@ -399,6 +390,7 @@ func TestCreateLinkKeepsOptionalFields(t *testing.T) {
 }
 
 func TestUpdateLink(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	created, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{
@@ -408,7 +400,7 @@ func TestUpdateLink(t *testing.T) {
 	})
 	require.NoError(t, err)
 	later := f.clock.Now().Add(time.Minute)
-	f.clock.set(later)
+	f.clock.Set(later)
 
 	t.Run("an empty body changes nothing", func(t *testing.T) {
 		l, err := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{})
@@ -485,7 +477,7 @@ func TestUpdateLink(t *testing.T) {
 	})
 	t.Run("another organization's link is not found", func(t *testing.T) {
 		o := linkOrg(t, f.s, "stranger")
-		p := &auth.Principal{OrgID: o.ID, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
+		p := testkit.Principal(o.ID, auth.RequestableScopes...)
 		_, err := f.svc.Update(ctx, p, created.ID, linking.UpdateLinkInput{Name: apitype.Some("x")})
 		requireCode(t, err, errcode.NotFound)
 		_, err = f.svc.Get(ctx, p, created.ID)
@@ -498,6 +490,7 @@ func TestUpdateLink(t *testing.T) {
 // TestMembersChangeOnlyTheirOwnLinks proves the role matrix: links.read and
 // links.create reach all for members, links.write only their own links.
 func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	alice, bob := member(f.org.ID, auth.RoleMember), member(f.org.ID, auth.RoleMember)
@@ -531,12 +524,13 @@ func TestMembersChangeOnlyTheirOwnLinks(t *testing.T) {
 	left := member(f.org.ID, "")
 	_, err = f.svc.List(ctx, left, linking.ListLinksInput{})
 	requireCode(t, err, errcode.Forbidden)
-	readOnly := &auth.Principal{OrgID: f.org.ID, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeLinksRead})}
+	readOnly := testkit.Principal(f.org.ID, auth.ScopeLinksRead)
 	_, err = f.svc.Create(ctx, readOnly, linking.CreateLinkInput{DestinationURL: "https://example.com"})
 	requireCode(t, err, errcode.Forbidden)
 }
 
 func TestListLinksInput(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	for i := range 3 {

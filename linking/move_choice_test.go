@@ -28,6 +28,7 @@ func movingLink(t *testing.T, f *linkFixture, previous, domain string) *linking.
 }
 
 func TestMoveChoiceComparesThePreviousSubdomainNormalized(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	l := movingLink(t, f, "OLD-App.hop.example.", "old-app.hop.example")
 	keep := linking.MoveChoiceKeep
@@ -39,6 +40,7 @@ func TestMoveChoiceComparesThePreviousSubdomainNormalized(t *testing.T) {
 }
 
 func TestMoveChoiceNeedsAMoveChoiceStore(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	l := movingLink(t, f, "old-app.hop.example", "old-app.hop.example")
 	svc := linking.NewLinkService(onlyLinks{f.s}, f.s, f.s, linking.LinkServiceOptions{DefaultLinkDomain: linkDefaultDomain})
@@ -68,6 +70,7 @@ func heldSetup(t *testing.T, f *linkFixture, prev string) (*linking.App, *linkin
 }
 
 func TestCreateRefusesASlugHeldForALinkWaitingToMove(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	app, waiting := heldSetup(t, f, "OLD-App.hop.example.")
@@ -96,6 +99,7 @@ func TestCreateRefusesASlugHeldForALinkWaitingToMove(t *testing.T) {
 }
 
 func TestGeneratedSlugIsGeneratedAgainWhenHeld(t *testing.T) {
+	t.Parallel()
 	random := zeroThenOne()
 	f := newLinkFixture(t, storetest.SQLite(t), func(o *linking.LinkServiceOptions) { o.Random = random })
 	app, waiting := heldSetup(t, f, "old-app.hop.example")
@@ -108,6 +112,7 @@ func TestGeneratedSlugIsGeneratedAgainWhenHeld(t *testing.T) {
 }
 
 func TestCreateOnAnAppWithAPreviousSubdomainNeedsAMoveChoiceStore(t *testing.T) {
+	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	app, _ := heldSetup(t, f, "old-app.hop.example")
 	svc := linking.NewLinkService(onlyLinks{f.s}, f.s, f.s, linking.LinkServiceOptions{DefaultLinkDomain: linkDefaultDomain})

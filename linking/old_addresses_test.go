@@ -38,6 +38,7 @@ func (s *resolveStore) del(l *linking.Link) {
 }
 
 func TestResolverOldAddressAnswersWithTheMovedLink(t *testing.T) {
+	t.Parallel()
 	s, c, r := newResolveFixture(linking.ResolverOptions{})
 	ctx := context.Background()
 	l := &linking.Link{ID: uuid.Must(uuid.NewV7()), Domain: "old.hop.test", Slug: "spring", IsActive: true,
@@ -87,6 +88,7 @@ func TestResolverOldAddressAnswersWithTheMovedLink(t *testing.T) {
 }
 
 func TestResolverCachesOldAddresses(t *testing.T) {
+	t.Parallel()
 	s, c, r := newResolveFixture(linking.ResolverOptions{TTL: 2 * time.Second})
 	ctx := context.Background()
 	l := &linking.Link{ID: uuid.Must(uuid.NewV7()), Domain: "old.hop.test", Slug: "spring", IsActive: true,
@@ -148,6 +150,7 @@ func TestResolverCachesOldAddresses(t *testing.T) {
 }
 
 func TestResolverOldAddressWithTheCacheDisabled(t *testing.T) {
+	t.Parallel()
 	s, _, r := newResolveFixture(linking.ResolverOptions{TTL: -1})
 	l := &linking.Link{ID: uuid.Must(uuid.NewV7()), Domain: "old.hop.test", Slug: "spring", IsActive: true}
 	s.put(l)
@@ -181,6 +184,7 @@ func (f *linkFixture) appLink(t *testing.T, slug string) *linking.Link {
 }
 
 func TestRecordOldAddressListsItOnGet(t *testing.T) {
+	t.Parallel()
 	f, _ := oldAddressFixture(t)
 	ctx := t.Context()
 	l := f.appLink(t, "spring")
@@ -189,7 +193,7 @@ func TestRecordOldAddressListsItOnGet(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, linking.Redirect{URL: "https://old.hop.example/spring", Since: f.clock.Now()}, *first,
 		"domain normalized, slug lowered, since now")
-	f.clock.set(f.clock.Now().Add(time.Hour))
+	f.clock.Set(f.clock.Now().Add(time.Hour))
 	second, err := f.svc.RecordOldAddress(ctx, f.org.ID, l.ID, "older.hop.example", "spring-sale")
 	require.NoError(t, err)
 
@@ -200,6 +204,7 @@ func TestRecordOldAddressListsItOnGet(t *testing.T) {
 }
 
 func TestRecordOldAddressErrors(t *testing.T) {
+	t.Parallel()
 	f, _ := oldAddressFixture(t)
 	ctx := t.Context()
 	l, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Slug: sp("spring")})
@@ -228,6 +233,7 @@ func TestRecordOldAddressErrors(t *testing.T) {
 // slug that is an old address on the chosen domain is 409 SLUG_TAKEN, a
 // generated one is generated again, and deleting the moved link frees it.
 func TestOldAddressIsTakenForNewLinks(t *testing.T) {
+	t.Parallel()
 	random := zeroThenOne()
 	s := storetest.SQLite(t)
 	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDefaultDomain})
@@ -266,6 +272,7 @@ func TestOldAddressIsTakenForNewLinks(t *testing.T) {
 // drops the resolver's cached answer for it, so that an address cached as
 // unknown redirects at once.
 func TestRecordOldAddressIsServedAtOnce(t *testing.T) {
+	t.Parallel()
 	f, r := oldAddressFixture(t)
 	ctx := t.Context()
 	l := f.appLink(t, "spring")

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
 )
@@ -74,18 +75,9 @@ func (s *resolveStore) OrgParameters(context.Context, uuid.UUID) (*params.OrgCon
 	return nil, nil
 }
 
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *fakeClock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
-
-func newResolveFixture(opts linking.ResolverOptions) (*resolveStore, *fakeClock, *linking.Resolver) {
+func newResolveFixture(opts linking.ResolverOptions) (*resolveStore, *testkit.Clock, *linking.Resolver) {
 	s := &resolveStore{links: map[string]*linking.Link{}, old: map[string]uuid.UUID{}}
-	c := &fakeClock{now: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+	c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	opts.Clock = c.Now
 	return s, c, linking.NewResolver(s, opts)
 }

@@ -44,6 +44,7 @@ func assertEnvelope(t testing.TB, body []byte, code errcode.Code) {
 // 401 challenges with the exact WWW-Authenticate text, invalid_token,
 // insufficient_scope naming the tool's scopes, and SDK keys refused.
 func TestChallenges(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	o := h.newOrg(t, "Acme")
 	u := h.newUser(t)
@@ -150,6 +151,7 @@ func TestChallenges(t *testing.T) {
 // TestMethodsAndOrigins proves 405 with Allow: POST on GET and DELETE, and
 // that a browser page on another site cannot drive the endpoint.
 func TestMethodsAndOrigins(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	o := h.newOrg(t, "Acme")
 	for _, method := range []string{http.MethodGet, http.MethodDelete} {
@@ -191,6 +193,7 @@ func TestMethodsAndOrigins(t *testing.T) {
 // theirs, all-organizations connections need org, and membership and role
 // are read on every call.
 func TestOrganizationResolution(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	a := h.newOrg(t, "Alpha")
 	b := h.newOrg(t, "Beta")

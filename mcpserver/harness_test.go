@@ -23,6 +23,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/identity"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/org"
@@ -34,24 +35,6 @@ import (
 var start = time.Date(2030, 1, 1, 0, 0, 10, 0, time.UTC)
 
 const linkDomain = "hop.test"
-
-// clock is moved by hand; nothing here sleeps.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // storeMemberships reads memberships straight from the store, as
 // account.Service.Memberships does.
@@ -101,7 +84,7 @@ func (g *grants) issue(user uuid.UUID, orgID *uuid.UUID, scopes ...auth.Scope) s
 // the same services, as `hoplink serve` does on the service host.
 type harness struct {
 	store   *store.Store
-	clock   *clock
+	clock   *testkit.Clock
 	keys    *auth.Keys
 	orgs    *org.Service
 	links   *linking.LinkService
@@ -113,7 +96,7 @@ type harness struct {
 
 func newHarness(t *testing.T, s *store.Store) *harness {
 	t.Helper()
-	c := &clock{now: start}
+	c := testkit.NewClock(start)
 	quiet := slog.New(slog.DiscardHandler)
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Clock: c.Now, CacheTTL: -1, Logger: quiet})
 	h := &harness{store: s, clock: c, keys: auth.NewKeys(s, a, c.Now, nil), orgs: org.NewService(s, a, c.Now, nil),
@@ -158,12 +141,10 @@ func (h *harness) newOrg(t testing.TB, name string) *testOrg {
 	return &testOrg{Organization: o, key: k.RawKey}
 }
 
-// newUser creates a user (argon2id: slow, so tests make few).
+// newUser inserts a user with a cheap password hash (testkit.User).
 func (h *harness) newUser(t testing.TB) *identity.User {
 	t.Helper()
-	u, err := h.orgs.CreateUser(context.Background(), "user-"+uuid.NewString()+"@example.com", "correct horse battery")
-	require.NoError(t, err)
-	return u
+	return testkit.User(t, h.store, "user-"+uuid.NewString()+"@example.com", "correct horse battery", h.clock.Now())
 }
 
 func (h *harness) addMember(t testing.TB, o *testOrg, u *identity.User, role auth.Role) {

@@ -31,6 +31,7 @@ func object(t testing.TB, b []byte) map[string]any {
 // an OAuth token, in every protocol revision the endpoint serves, and checks that each returns what
 // its REST twin returns for the same request.
 func TestEveryToolMatchesItsRESTTwin(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
 		o := h.newOrg(t, "Acme")
@@ -122,6 +123,7 @@ func TestEveryToolMatchesItsRESTTwin(t *testing.T) {
 // TestToolErrorsCarryTheirCodes proves that a refused call is a tool error
 // whose text is the SPEC.md envelope, with REST's validation.
 func TestToolErrorsCarryTheirCodes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	o := h.newOrg(t, "Acme")
 	other := h.newOrg(t, "Other")
@@ -189,6 +191,7 @@ func TestToolErrorsCarryTheirCodes(t *testing.T) {
 // TestToolSchemas proves that tools/list offers every tool with an input
 // schema inferred from its Go type, every property described.
 func TestToolSchemas(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	o := h.newOrg(t, "Acme")
 	res, err := h.session(t, o.key).ListTools(context.Background(), nil)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestConfidentialClient(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Acme", auth.RoleOwner)
 	b := h.browser(t)

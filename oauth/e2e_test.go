@@ -38,6 +38,7 @@ var resourceMetadata = regexp.MustCompile(`resource_metadata="([^"]+)"`)
 // exchanges the code, lists and calls tools with the go-sdk client, and
 // refreshes its token.
 func TestEndToEndAsAnMCPClient(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *storeT) {
 		h := newHarness(t, s)
 		user, o := h.member(t, "Acme", auth.RoleOwner)

@@ -18,6 +18,7 @@ import (
 // cannot expire it) and checks that the MCP endpoint then answers 401
 // invalid_token.
 func TestExpiredAccessTokenIsInvalidToken(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *storeT) {
 		h := newHarness(t, s)
 		user, o := h.member(t, "Acme", auth.RoleOwner)

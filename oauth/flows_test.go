@@ -16,6 +16,7 @@ import (
 )
 
 func TestMetadataDocuments(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	b := h.browser(t)
 	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
@@ -39,6 +40,7 @@ func TestMetadataDocuments(t *testing.T) {
 }
 
 func TestIssuerHasNoPath(t *testing.T) {
+	t.Parallel()
 	u, err := url.Parse("https://example.com/hoplink")
 	require.NoError(t, err)
 	assert.Equal(t, "https://example.com", oauth.Issuer(u))
@@ -57,6 +59,7 @@ func authorizeError(t *testing.T, b *browser, q url.Values) url.Values {
 }
 
 func TestAuthorizeRefusals(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	b := h.browser(t)
 	redirect := "http://127.0.0.1:40000/cb"
@@ -132,6 +135,7 @@ func TestAuthorizeRefusals(t *testing.T) {
 }
 
 func TestConsentPage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Acme", auth.RoleMember)
 	_, other := h.member(t, "Other", auth.RoleOwner)
@@ -206,6 +210,7 @@ func TestConsentPage(t *testing.T) {
 }
 
 func TestAuthorizeWithoutState(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Acme", auth.RoleOwner)
 	b := h.browser(t)
@@ -218,6 +223,7 @@ func TestAuthorizeWithoutState(t *testing.T) {
 }
 
 func TestConsentRequiresTwoFactorEnrolment(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Strict", auth.RoleOwner)
 	pol := account.DefaultPolicy()
@@ -235,6 +241,7 @@ func TestConsentRequiresTwoFactorEnrolment(t *testing.T) {
 }
 
 func TestTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *storeT) {
 		h := newHarness(t, s)
 		user, o := h.member(t, "Acme", auth.RoleOwner)
@@ -395,6 +402,7 @@ func TestTokenEndpoint(t *testing.T) {
 }
 
 func TestIntrospection(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Acme", auth.RoleOwner)
 	b := h.browser(t)
@@ -420,6 +428,7 @@ func TestIntrospection(t *testing.T) {
 }
 
 func TestOversizedBodiesAreRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	b := h.browser(t)
 	big := url.Values{"grant_type": {"authorization_code"}, "code": {strings.Repeat("x", 70<<10)}}
@@ -431,6 +440,7 @@ func TestOversizedBodiesAreRefused(t *testing.T) {
 }
 
 func TestLoopbackRedirectsMayUseAnyPort(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Acme", auth.RoleOwner)
 	b := h.browser(t)
@@ -449,6 +459,7 @@ func TestLoopbackRedirectsMayUseAnyPort(t *testing.T) {
 }
 
 func TestUnsupportedGrantType(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	b := h.browser(t)
 	clientID := b.registerPublic("http://127.0.0.1:40000/cb")
@@ -460,6 +471,7 @@ func TestUnsupportedGrantType(t *testing.T) {
 }
 
 func TestOnlyTokenSignaturesAreStored(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *storeT) {
 		h := newHarness(t, s)
 		user, o := h.member(t, "Acme", auth.RoleOwner)

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/identity"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/oauth"
@@ -38,29 +38,12 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef-oauth-tests")
 
 const testPassword = "correct horse battery staple"
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // harness is the service host as hoplink serve mounts it: the API with
 // the sign-in pages, the authorization server and the MCP endpoint, over
 // real HTTP on loopback.
 type harness struct {
 	store    *store.Store
-	clock    *clock
+	clock    *testkit.Clock
 	orgs     *org.Service
 	accounts *account.Service
 	oauth    *oauth.Server
@@ -71,7 +54,7 @@ type harness struct {
 func newHarness(t *testing.T, s *store.Store) *harness {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	c := &clock{now: time.Now().UTC().Truncate(time.Millisecond)}
+	c := testkit.NewClock(time.Now().UTC().Truncate(time.Millisecond))
 	h := &harness{store: s, clock: c}
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Clock: c.Now, CacheTTL: -1, Logger: quiet})
 	h.orgs = org.NewService(s, a, c.Now, nil)
@@ -111,14 +94,14 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	return h
 }
 
-// member creates a user with testPassword in a new organization with role.
+// member creates a user with testPassword, cheaply hashed (testkit.User), in
+// a new organization with role.
 func (h *harness) member(t testing.TB, orgName string, role auth.Role) (*identity.User, *org.Organization) {
 	t.Helper()
 	ctx := context.Background()
 	o, _, err := h.orgs.Create(ctx, orgName, "")
 	require.NoError(t, err)
-	u, err := h.orgs.CreateUser(ctx, "user-"+uuid.NewString()+"@example.com", testPassword)
-	require.NoError(t, err)
+	u := testkit.User(t, h.store, "user-"+uuid.NewString()+"@example.com", testPassword, h.clock.Now())
 	_, err = h.orgs.AddMember(ctx, o.ID, u.Email, role)
 	require.NoError(t, err)
 	return u, o

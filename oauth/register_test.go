@@ -15,6 +15,7 @@ import (
 const canonical = "https://hoplink.example/mcp"
 
 func TestValidateRegistration(t *testing.T) {
+	t.Parallel()
 	refused := []struct {
 		name string
 		req  oauth.RegistrationRequest
@@ -78,6 +79,7 @@ func TestValidateRegistration(t *testing.T) {
 }
 
 func TestRegisterEndpoint(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	b := h.browser(t)
 
@@ -115,6 +117,7 @@ func TestRegisterEndpoint(t *testing.T) {
 }
 
 func TestRegisterIsRateLimitedPerIP(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	b := h.browser(t)
 	for i := 0; i < oauth.RegisterRule.Limit; i++ {

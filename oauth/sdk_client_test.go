@@ -23,6 +23,7 @@ import (
 // authorization URL with PKCE and the resource, check iss and exchange the
 // code. Only the browser (sign-in and consent) is played by the test.
 func TestGoSDKOAuthClient(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	user, o := h.member(t, "Acme", auth.RoleOwner)
 	b := h.browser(t)

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,26 +21,6 @@ const redisEnv = "HOPLINK_TEST_REDIS"
 // epoch is a minute boundary: 2030-01-01T00:00:00Z is a whole number of
 // minutes, and of hours, after the Unix epoch.
 var epoch = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// fakeClock is a clock the tests move by hand.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock(at time.Time) *fakeClock { return &fakeClock{now: at} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // newLimiterFunc builds a fresh limiter, with buckets of its own, that reads
 // the time from clock.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -22,7 +23,7 @@ func (failingLimiter) Allow(context.Context, string, ratelimit.Rule) (ratelimit.
 }
 
 func TestCheck(t *testing.T) {
-	clock := newClock(epoch.Add(15 * time.Second))
+	clock := testkit.NewClock(epoch.Add(15 * time.Second))
 	limiter := ratelimit.NewMemory(clock.Now, 0)
 	rule := ratelimit.Rule{Limit: 1, Window: time.Minute}
 	r := httptest.NewRequest(http.MethodGet, "/v1/links", nil)

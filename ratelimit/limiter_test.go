@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -19,7 +20,7 @@ func TestLimiterConformance(t *testing.T) {
 		rule := ratelimit.Rule{Limit: 5, Window: time.Minute}
 
 		t.Run("allows exactly Limit requests per window, then refuses until it ends", func(t *testing.T) {
-			clock := newClock(epoch.Add(15 * time.Second))
+			clock := testkit.NewClock(epoch.Add(15 * time.Second))
 			l := newLimiter(clock.Now)
 
 			for i := range rule.Limit {
@@ -54,7 +55,7 @@ func TestLimiterConformance(t *testing.T) {
 		})
 
 		t.Run("a new window starts the count again", func(t *testing.T) {
-			clock := newClock(epoch.Add(50 * time.Second))
+			clock := testkit.NewClock(epoch.Add(50 * time.Second))
 			l := newLimiter(clock.Now)
 			for range rule.Limit + 3 {
 				_, err := l.Allow(ctx, "key:a", rule)
@@ -75,7 +76,7 @@ func TestLimiterConformance(t *testing.T) {
 		})
 
 		t.Run("refused requests are counted and Remaining never goes below zero", func(t *testing.T) {
-			clock := newClock(epoch)
+			clock := testkit.NewClock(epoch)
 			l := newLimiter(clock.Now)
 			var res ratelimit.Result
 			for range 3 * rule.Limit {
@@ -90,7 +91,7 @@ func TestLimiterConformance(t *testing.T) {
 		})
 
 		t.Run("buckets are independent", func(t *testing.T) {
-			clock := newClock(epoch)
+			clock := testkit.NewClock(epoch)
 			l := newLimiter(clock.Now)
 			for range rule.Limit + 1 {
 				_, err := l.Allow(ctx, "sdk:k1:192.0.2.1", rule)
@@ -105,7 +106,7 @@ func TestLimiterConformance(t *testing.T) {
 		})
 
 		t.Run("windows are aligned to the Unix epoch", func(t *testing.T) {
-			clock := newClock(epoch.Add(time.Hour + 15*time.Second + 250*time.Millisecond))
+			clock := testkit.NewClock(epoch.Add(time.Hour + 15*time.Second + 250*time.Millisecond))
 			l := newLimiter(clock.Now)
 			cases := []struct {
 				window time.Duration
@@ -124,7 +125,7 @@ func TestLimiterConformance(t *testing.T) {
 		})
 
 		t.Run("an invalid rule is refused", func(t *testing.T) {
-			l := newLimiter(newClock(epoch).Now)
+			l := newLimiter(testkit.NewClock(epoch).Now)
 			for _, r := range []ratelimit.Rule{
 				{Limit: 0, Window: time.Minute},
 				{Limit: -1, Window: time.Minute},
@@ -137,7 +138,7 @@ func TestLimiterConformance(t *testing.T) {
 		})
 
 		t.Run("concurrent callers never get more than Limit", func(t *testing.T) {
-			l := newLimiter(newClock(epoch.Add(30 * time.Second)).Now)
+			l := newLimiter(testkit.NewClock(epoch.Add(30 * time.Second)).Now)
 			const goroutines, perGoroutine = 32, 20
 			rule := ratelimit.DefaultRule
 			var (

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -19,7 +20,7 @@ func TestMemoryBucketCap(t *testing.T) {
 
 	t.Run("the cap is never exceeded and newcomers are still counted", func(t *testing.T) {
 		const maxBuckets = 10
-		l := ratelimit.NewMemory(newClock(epoch).Now, maxBuckets)
+		l := ratelimit.NewMemory(testkit.NewClock(epoch).Now, maxBuckets)
 		for i := range 1000 {
 			bucket := fmt.Sprintf("ip:198.51.100.%d", i)
 			res, err := l.Allow(ctx, bucket, rule)
@@ -35,7 +36,7 @@ func TestMemoryBucketCap(t *testing.T) {
 
 	t.Run("the cap holds across shards under concurrent use", func(t *testing.T) {
 		const maxBuckets = 1000
-		l := ratelimit.NewMemory(newClock(epoch).Now, maxBuckets)
+		l := ratelimit.NewMemory(testkit.NewClock(epoch).Now, maxBuckets)
 		var wg sync.WaitGroup
 		for g := range 16 {
 			wg.Go(func() {
@@ -51,7 +52,7 @@ func TestMemoryBucketCap(t *testing.T) {
 
 	t.Run("expired windows make room before live buckets are evicted", func(t *testing.T) {
 		const maxBuckets = 10
-		clock := newClock(epoch)
+		clock := testkit.NewClock(epoch)
 		l := ratelimit.NewMemory(clock.Now, maxBuckets)
 		for i := range maxBuckets {
 			_, err := l.Allow(ctx, fmt.Sprintf("old:%d", i), rule)
@@ -86,7 +87,7 @@ func TestMemorySweepsStaleWindows(t *testing.T) {
 	rule := ratelimit.Rule{Limit: 3, Window: 10 * time.Second}
 
 	t.Run("Sweep drops only ended windows", func(t *testing.T) {
-		clock := newClock(epoch)
+		clock := testkit.NewClock(epoch)
 		l := ratelimit.NewMemory(clock.Now, 0)
 		for i := range 50 {
 			_, err := l.Allow(ctx, fmt.Sprintf("key:%d", i), rule)
@@ -105,7 +106,7 @@ func TestMemorySweepsStaleWindows(t *testing.T) {
 	})
 
 	t.Run("Allow sweeps lazily", func(t *testing.T) {
-		clock := newClock(epoch)
+		clock := testkit.NewClock(epoch)
 		l := ratelimit.NewMemory(clock.Now, 100) // one shard, so every Allow reaches it
 		for i := range 50 {
 			_, err := l.Allow(ctx, fmt.Sprintf("key:%d", i), rule)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -34,7 +35,7 @@ func TestRedisUnreachableIsErrUnavailable(t *testing.T) {
 		DialerRetries: 1,
 	})
 	t.Cleanup(func() { _ = client.Close() })
-	l := ratelimit.NewRedis(client, "hoplink-test:", newClock(epoch).Now)
+	l := ratelimit.NewRedis(client, "hoplink-test:", testkit.NewClock(epoch).Now)
 
 	t.Run("Allow", func(t *testing.T) {
 		res, err := l.Allow(context.Background(), "key:a", ratelimit.DefaultRule)
@@ -90,7 +91,7 @@ func TestRedisReplicasShareAllowances(t *testing.T) {
 	client := redisClient(t)
 	prefix := testPrefix(t, client)
 	ctx := context.Background()
-	clock := newClock(epoch.Add(20 * time.Second))
+	clock := testkit.NewClock(epoch.Add(20 * time.Second))
 	rule := ratelimit.Rule{Limit: 4, Window: time.Minute}
 	a := ratelimit.NewRedis(client, prefix, clock.Now)
 	b := ratelimit.NewRedis(client, prefix, clock.Now)
@@ -114,7 +115,7 @@ func TestRedisKeys(t *testing.T) {
 	client := redisClient(t)
 	prefix := testPrefix(t, client)
 	ctx := context.Background()
-	clock := newClock(epoch.Add(20 * time.Second))
+	clock := testkit.NewClock(epoch.Add(20 * time.Second))
 	rule := ratelimit.Rule{Limit: 10, Window: time.Minute}
 	l := ratelimit.NewRedis(client, prefix, clock.Now)
 	key := prefix + "key:a:" + strconv.FormatInt(epoch.Unix()/60, 10)
@@ -149,7 +150,7 @@ func TestRedisKeys(t *testing.T) {
 func TestRedisAndMemoryAgree(t *testing.T) {
 	client := redisClient(t)
 	ctx := context.Background()
-	clock := newClock(epoch.Add(7*time.Minute + 33*time.Second + 123*time.Millisecond))
+	clock := testkit.NewClock(epoch.Add(7*time.Minute + 33*time.Second + 123*time.Millisecond))
 	rule := ratelimit.Rule{Limit: 3, Window: 30 * time.Second}
 	mem := ratelimit.NewMemory(clock.Now, 0)
 	red := ratelimit.NewRedis(client, testPrefix(t, client), clock.Now)

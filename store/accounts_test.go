@@ -31,6 +31,7 @@ func countRows(t *testing.T, s *store.Store, table string) int {
 }
 
 func TestAccountsMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		assertMigratesDownAndUp(t, s, accountTables...)
@@ -41,6 +42,7 @@ func TestAccountsMigrationUpDownUp(t *testing.T) {
 }
 
 func TestSessionsStore(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -94,6 +96,7 @@ func TestSessionsStore(t *testing.T) {
 }
 
 func TestPendingSignInsAndPasswords(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -122,6 +125,7 @@ func TestPendingSignInsAndPasswords(t *testing.T) {
 }
 
 func TestTOTPAndBackupCodesStore(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -179,6 +183,7 @@ func TestTOTPAndBackupCodesStore(t *testing.T) {
 }
 
 func TestOrgSecurityPolicies(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -212,6 +217,7 @@ func TestOrgSecurityPolicies(t *testing.T) {
 }
 
 func TestAccountRowsCascade(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -241,6 +247,7 @@ func TestAccountRowsCascade(t *testing.T) {
 }
 
 func TestUserMemberships(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		zeta := createOrg(t, s, c, "zeta")

@@ -64,6 +64,7 @@ func fullApp(c *clock, orgID uuid.UUID, name, bundle, pkg string) *linking.App {
 }
 
 func TestCreateAppAndReadItBack(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -100,6 +101,7 @@ func TestCreateAppAndReadItBack(t *testing.T) {
 }
 
 func TestAppUniqueIndexes(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -150,6 +152,7 @@ func TestAppUniqueIndexes(t *testing.T) {
 }
 
 func TestCreateAppLimit(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -164,6 +167,7 @@ func TestCreateAppLimit(t *testing.T) {
 // Concurrent creates never take an organization past its limit: the count and
 // the insert are one transaction that concurrent creates take in turn.
 func TestCreateAppLimitUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")
@@ -200,6 +204,7 @@ func TestCreateAppLimitUnderConcurrency(t *testing.T) {
 }
 
 func TestListApps(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -261,6 +266,7 @@ func TestListApps(t *testing.T) {
 }
 
 func TestUpdateApp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -300,6 +306,7 @@ func TestUpdateApp(t *testing.T) {
 }
 
 func TestDeleteApp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -339,6 +346,7 @@ func TestDeleteApp(t *testing.T) {
 }
 
 func TestSetAppLegacy(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")
@@ -394,6 +402,7 @@ func eachEmptyDB(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 // the handle app-<id without hyphens>; it rolls back on its own, keeping the
 // apps, and applies again.
 func TestAppsMigrationOnAPopulatedDatabase(t *testing.T) {
+	t.Parallel()
 	eachEmptyDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		const foundation, apps = "20261122000001_foundation", "20261122000002_apps"

@@ -73,6 +73,7 @@ func installFor(w *attrWorld, l *linking.Link, click uuid.UUID, at time.Time) (a
 }
 
 func TestAttributionMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		assertMigratesDownAndUp(t, s, "installs", "attribution_attempts")
@@ -85,6 +86,7 @@ func TestAttributionMigrationUpDownUp(t *testing.T) {
 }
 
 func TestClaimHoldsAClickForOneInstall(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -120,6 +122,7 @@ func TestClaimHoldsAClickForOneInstall(t *testing.T) {
 // install of the device in the organization, of every app, newest first
 // with its payload, and none of another device or organization.
 func TestDeviceInstallsNewestFirst(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -154,6 +157,7 @@ func TestDeviceInstallsNewestFirst(t *testing.T) {
 }
 
 func TestListInstallsNewestFirstWithFilters(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -223,6 +227,7 @@ func TestListInstallsNewestFirstWithFilters(t *testing.T) {
 }
 
 func TestListAttemptsFilters(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := newClock()
@@ -265,6 +270,7 @@ func TestListAttemptsFilters(t *testing.T) {
 // asynchronous commit of an attempt on PostgreSQL is the attempt's alone:
 // the connection that wrote it commits synchronously again afterwards.
 func TestRecordAttemptLeavesTheConnectionSynchronous(t *testing.T) {
+	t.Parallel()
 	s := storetest.Postgres(t)
 	ctx := t.Context()
 	c := newClock()

@@ -20,6 +20,7 @@ func newAuditEvent(orgID *uuid.UUID, at time.Time, action audit.Action) audit.Ev
 }
 
 func TestAuditMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		assertMigratesDownAndUp(t, s, "audit_events")
@@ -30,6 +31,7 @@ func TestAuditMigrationUpDownUp(t *testing.T) {
 }
 
 func TestAuditEventsStore(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")

@@ -62,6 +62,7 @@ func clickCount(t *testing.T, s *store.Store, o *org.Organization, at time.Time)
 }
 
 func TestClicksMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		assertMigratesDownAndUp(t, s, "clicks", "click_counts")
@@ -88,6 +89,7 @@ func appAndPlainLinks(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID) (
 }
 
 func TestInsertClicksBatch(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -138,6 +140,7 @@ func TestInsertClicksBatch(t *testing.T) {
 }
 
 func TestInsertClicksOneClickPerTap(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -183,6 +186,7 @@ func TestInsertClicksOneClickPerTap(t *testing.T) {
 }
 
 func TestInsertClicksConcurrentRetriesOfOneTap(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -212,6 +216,7 @@ func TestInsertClicksConcurrentRetriesOfOneTap(t *testing.T) {
 }
 
 func TestClickCountersPerOrganizationAndMonth(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -258,6 +263,7 @@ func TestClickCountersPerOrganizationAndMonth(t *testing.T) {
 }
 
 func TestDeletingALinkDeletesItsClicks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -280,6 +286,7 @@ func TestDeletingALinkDeletesItsClicks(t *testing.T) {
 }
 
 func TestInsertClicksSkipsForeignLinksAndGoneOrganizations(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -297,6 +304,7 @@ func TestInsertClicksSkipsForeignLinksAndGoneOrganizations(t *testing.T) {
 }
 
 func TestDeletingAnOrganizationDeletesItsClicks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -364,6 +372,7 @@ type fullClickRow struct {
 // holds: quotes, backslashes, SQL, percent signs, non-ASCII text, a NUL
 // byte (removed by Normalize) and microsecond times; read back through bun.
 func TestInsertClicksKeepsEveryValue(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -412,6 +421,7 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 // The tap index holds only clicks with a tap id (migration
 // 20261123000005): a redirect's click adds no entry to it.
 func TestClicksTapIndexIsPartial(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		query := "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?"
 		if s.Dialect() == "pg" {
@@ -429,6 +439,7 @@ func TestClicksTapIndexIsPartial(t *testing.T) {
 // (link, app, tap id, every text field) are each stored with their own
 // values: the SQLite insert reuses a bound value only while it is equal.
 func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")

@@ -37,6 +37,7 @@ func verifyDomain(t *testing.T, s *store.Store, c *clock, d *linking.Domain) *li
 }
 
 func TestDomainsMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		assertMigratesDownAndUp(t, s, "domains")
 		c := newClock()
@@ -46,6 +47,7 @@ func TestDomainsMigrationUpDownUp(t *testing.T) {
 }
 
 func TestCreateDomainAndReadItBack(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
@@ -68,6 +70,7 @@ func TestCreateDomainAndReadItBack(t *testing.T) {
 }
 
 func TestCreateDomainRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		a := createOrg(t, s, c, "a")
@@ -120,6 +123,7 @@ func TestCreateDomainRefusals(t *testing.T) {
 }
 
 func TestListDomains(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
@@ -145,6 +149,7 @@ func TestListDomains(t *testing.T) {
 }
 
 func TestLiveDomainsAndSuspension(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()
@@ -196,6 +201,7 @@ func TestLiveDomainsAndSuspension(t *testing.T) {
 }
 
 func TestLinksOnCustomDomainsResolveOnlyWhileLive(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()
@@ -242,6 +248,7 @@ func TestLinksOnCustomDomainsResolveOnlyWhileLive(t *testing.T) {
 }
 
 func TestAppOnCustomDefaultDomainOnlyWhileLive(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()

@@ -27,6 +27,7 @@ func newInvitation(c *clock, orgID uuid.UUID, email string) *org.Invitation {
 }
 
 func TestCreateInvitationRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()
@@ -52,6 +53,7 @@ func TestCreateInvitationRefusals(t *testing.T) {
 }
 
 func TestRevokeInvitationOnce(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()
@@ -87,6 +89,7 @@ func TestRevokeInvitationOnce(t *testing.T) {
 }
 
 func TestInvitationByTokenHash(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
@@ -101,6 +104,7 @@ func TestInvitationByTokenHash(t *testing.T) {
 }
 
 func TestAcceptInvitationRefusalsInOrder(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()
@@ -157,6 +161,7 @@ func TestAcceptInvitationRefusalsInOrder(t *testing.T) {
 }
 
 func TestConcurrentAcceptancesAcceptOnce(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()

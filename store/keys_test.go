@@ -15,6 +15,7 @@ import (
 )
 
 func TestCreateKeyAndKeyByID(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -59,6 +60,7 @@ func TestCreateKeyAndKeyByID(t *testing.T) {
 }
 
 func TestKeyByHashReadsTheCreatorsCurrentRole(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -104,6 +106,7 @@ func TestKeyByHashReadsTheCreatorsCurrentRole(t *testing.T) {
 }
 
 func TestListKeys(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -135,6 +138,7 @@ func TestListKeys(t *testing.T) {
 }
 
 func TestDeleteKey(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -152,6 +156,7 @@ func TestDeleteKey(t *testing.T) {
 }
 
 func TestTouchKeysOnlyMovesForward(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")
@@ -180,6 +185,7 @@ func TestTouchKeysOnlyMovesForward(t *testing.T) {
 }
 
 func TestAppExists(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -198,6 +204,7 @@ func TestAppExists(t *testing.T) {
 }
 
 func TestDeletingAnAppRevokesItsSDKKeys(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")

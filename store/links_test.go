@@ -64,6 +64,7 @@ func columnExists(t *testing.T, s *store.Store, table, column string) bool {
 }
 
 func TestLinksMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		assert.True(t, columnExists(t, s, "organizations", "parameters"))
 		assertMigratesDownAndUp(t, s, "links")
@@ -75,6 +76,7 @@ func TestLinksMigrationUpDownUp(t *testing.T) {
 }
 
 func TestCreateLinkAndReadItBack(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -124,6 +126,7 @@ func TestCreateLinkAndReadItBack(t *testing.T) {
 }
 
 func TestLinkSlugIsUniquePerDomain(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -144,6 +147,7 @@ func TestLinkSlugIsUniquePerDomain(t *testing.T) {
 // before the write, decides: of 20 concurrent creates of one slug on one
 // domain exactly one succeeds and every other one is a conflict.
 func TestConcurrentCreatesOfOneSlug(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		orgs := []uuid.UUID{createOrg(t, s, c, "acme").ID, createOrg(t, s, c, "other").ID}
@@ -175,6 +179,7 @@ func TestConcurrentCreatesOfOneSlug(t *testing.T) {
 }
 
 func TestCreateLinkQuota(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -203,6 +208,7 @@ func TestCreateLinkQuota(t *testing.T) {
 // TestCreateLinkQuotaUnderConcurrency proves that the count and the insert
 // are one step: of 12 concurrent creates with room for 5, exactly 5 succeed.
 func TestCreateLinkQuotaUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
@@ -238,6 +244,7 @@ func TestCreateLinkQuotaUnderConcurrency(t *testing.T) {
 }
 
 func TestListLinks(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -307,6 +314,7 @@ func TestListLinks(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestUpdateLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -337,6 +345,7 @@ func TestUpdateLink(t *testing.T) {
 }
 
 func TestLinksFollowTheirAppAndOrganization(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -359,6 +368,7 @@ func TestLinksFollowTheirAppAndOrganization(t *testing.T) {
 }
 
 func TestOrgParameters(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")

@@ -36,12 +36,14 @@ func move(c *clock, l *linking.Link, slug string) *linking.LinkMove {
 }
 
 func TestMoveChoicesMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		assertMigratesDownAndUp(t, s, "link_move_choices")
 	})
 }
 
 func TestSaveReadAndDeleteMoveChoices(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -87,6 +89,7 @@ func TestSaveReadAndDeleteMoveChoices(t *testing.T) {
 }
 
 func TestMoveLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")
@@ -127,6 +130,7 @@ func TestMoveLink(t *testing.T) {
 }
 
 func TestMoveLinkRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -170,6 +174,7 @@ func TestMoveLinkRefusals(t *testing.T) {
 }
 
 func TestConcurrentMovesToOneSlug(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")
@@ -196,6 +201,7 @@ func TestConcurrentMovesToOneSlug(t *testing.T) {
 }
 
 func TestCreateLinkOnMoveTarget(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -247,6 +253,7 @@ func TestCreateLinkOnMoveTarget(t *testing.T) {
 // move-choice does): one of them takes the address, the other is refused,
 // and the create never sees a held slug.
 func TestConcurrentCreateAndMoveOfAKeeperToOneSlug(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")

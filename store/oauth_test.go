@@ -17,6 +17,7 @@ import (
 )
 
 func TestOAuthMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		assertMigratesDownAndUp(t, s, "oauth_clients", "oauth_connections", "oauth_tokens")
@@ -69,6 +70,7 @@ func newOAuthFixture(t *testing.T, s *store.Store) *oauthFixture {
 }
 
 func TestOAuthStoreFositeErrors(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		f := newOAuthFixture(t, s)
@@ -115,6 +117,7 @@ func TestOAuthStoreFositeErrors(t *testing.T) {
 }
 
 func TestOAuthRefreshRotationAndGrace(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		f := newOAuthFixture(t, s)
@@ -143,6 +146,7 @@ func TestOAuthRefreshRotationAndGrace(t *testing.T) {
 }
 
 func TestOAuthRevokedRefreshTokenHasNoGrace(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		f := newOAuthFixture(t, s)
@@ -155,6 +159,7 @@ func TestOAuthRevokedRefreshTokenHasNoGrace(t *testing.T) {
 }
 
 func TestOAuthConnections(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		f := newOAuthFixture(t, s)
@@ -184,6 +189,7 @@ func TestOAuthConnections(t *testing.T) {
 }
 
 func TestOAuthDeleteExpired(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		f := newOAuthFixture(t, s)
@@ -202,6 +208,7 @@ func TestOAuthDeleteExpired(t *testing.T) {
 }
 
 func TestOAuthTransactionRollsBack(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		f := newOAuthFixture(t, s)
 		txCtx, err := f.os.BeginTX(t.Context())

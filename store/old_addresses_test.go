@@ -26,6 +26,7 @@ func recordOldAddress(t *testing.T, s *store.Store, a *linking.OldAddress) *link
 }
 
 func TestOldAddressesMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		assertMigratesDownAndUp(t, s, "link_old_addresses")
 		c := newClock()
@@ -36,6 +37,7 @@ func TestOldAddressesMigrationUpDownUp(t *testing.T) {
 }
 
 func TestRecordOldAddressesAndListThemOldestFirst(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -71,6 +73,7 @@ func TestRecordOldAddressesAndListThemOldestFirst(t *testing.T) {
 }
 
 func TestRecordOldAddressRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -102,6 +105,7 @@ func TestRecordOldAddressRefusals(t *testing.T) {
 }
 
 func TestCreateLinkOnAnOldAddressIsAConflict(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -119,6 +123,7 @@ func TestCreateLinkOnAnOldAddressIsAConflict(t *testing.T) {
 }
 
 func TestOldAddressesLiveAsLongAsTheirLink(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")
@@ -149,6 +154,7 @@ func TestOldAddressesLiveAsLongAsTheirLink(t *testing.T) {
 // domain that its organization has verified and not suspended, or no custom
 // domain at all.
 func TestLinkByOldAddressOnCustomDomains(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := createOrg(t, s, c, "acme")
@@ -180,6 +186,7 @@ func TestLinkByOldAddressOnCustomDomains(t *testing.T) {
 // another link's old address cannot both take one address: of the two,
 // started together, exactly one succeeds, the other is a conflict.
 func TestConcurrentCreateAndRecordOfOneAddress(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")

@@ -16,6 +16,7 @@ import (
 )
 
 func TestCreateOrganization(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme := newOrg(c, "acme")
@@ -56,6 +57,7 @@ func TestCreateOrganization(t *testing.T) {
 }
 
 func TestOrganizationByIDNotFound(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		_, err := s.OrganizationByID(t.Context(), uuid.Must(uuid.NewV7()))
 		assert.ErrorIs(t, err, errcode.ErrNotFound)
@@ -64,6 +66,7 @@ func TestOrganizationByIDNotFound(t *testing.T) {
 }
 
 func TestListAndCountOrganizations(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		none, err := s.ListOrganizations(ctx)
@@ -86,6 +89,7 @@ func TestListAndCountOrganizations(t *testing.T) {
 }
 
 func TestUpdateOrganization(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
@@ -112,6 +116,7 @@ func TestUpdateOrganization(t *testing.T) {
 }
 
 func TestDeleteOrganizationCascades(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
@@ -153,6 +158,7 @@ func TestDeleteOrganizationCascades(t *testing.T) {
 }
 
 func TestUsers(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		ann := createUser(t, s, c, "ann@example.com")
@@ -168,6 +174,7 @@ func TestUsers(t *testing.T) {
 }
 
 func TestMembers(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		acme, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")

@@ -156,6 +156,7 @@ func assertOneWins(t *testing.T, errs []error, lost error, msgAndArgs ...any) {
 var tables = []string{"organizations", "users", "memberships", "apps", "api_keys"}
 
 func TestMigrateUpDownUp(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		for _, table := range tables {
@@ -183,11 +184,13 @@ func TestMigrateUpDownUp(t *testing.T) {
 }
 
 func TestDialect(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "sqlite", storetest.SQLite(t).Dialect())
 	t.Run("postgres", func(t *testing.T) { assert.Equal(t, "pg", storetest.Postgres(t).Dialect()) })
 }
 
 func TestOpenRejectsBadDSNs(t *testing.T) {
+	t.Parallel()
 	_, err := store.Open(t.Context(), "")
 	assert.Error(t, err)
 
@@ -197,6 +200,7 @@ func TestOpenRejectsBadDSNs(t *testing.T) {
 }
 
 func TestSQLiteConnectionSettings(t *testing.T) {
+	t.Parallel()
 	pragma := func(t *testing.T, s *store.Store, name string) string {
 		var v string
 		require.NoError(t, s.DB().QueryRowContext(t.Context(), "PRAGMA "+name).Scan(&v))
@@ -220,6 +224,7 @@ func TestSQLiteConnectionSettings(t *testing.T) {
 // prepared statements once (plan_cache_mode force_generic_plan) unless the
 // DSN says otherwise.
 func TestPostgresConnectionSettings(t *testing.T) {
+	t.Parallel()
 	setting := func(t *testing.T, dsn string) string {
 		s, err := store.Open(t.Context(), dsn)
 		require.NoError(t, err)
@@ -238,6 +243,7 @@ func TestPostgresConnectionSettings(t *testing.T) {
 }
 
 func TestInMemoryDatabases(t *testing.T) {
+	t.Parallel()
 	ctx, c := t.Context(), newClock()
 	a, b := storetest.SQLite(t), storetest.SQLite(t)
 	createOrg(t, a, c, "acme")
@@ -286,6 +292,7 @@ func concurrentWrites(t *testing.T, s *store.Store) {
 }
 
 func TestConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, concurrentWrites)
 	t.Run("sqlite file", func(t *testing.T) {
 		s, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "hoplink.db"))
@@ -297,6 +304,7 @@ func TestConcurrentWrites(t *testing.T) {
 }
 
 func TestTimesAreReturnedInUTC(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		o := newOrg(c, "acme")
@@ -312,6 +320,7 @@ func TestTimesAreReturnedInUTC(t *testing.T) {
 }
 
 func TestClosedStoreIsUnavailable(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		require.NoError(t, s.Close())
 		_, err := s.CountOrganizations(t.Context())
@@ -322,6 +331,7 @@ func TestClosedStoreIsUnavailable(t *testing.T) {
 }
 
 func TestUnreachablePostgresIsUnavailable(t *testing.T) {
+	t.Parallel()
 	dsn, err := url.Parse(storetest.PostgresDSN(t))
 	require.NoError(t, err)
 	proxy := storetest.NewTCPProxy(t, dsn.Host)
@@ -356,6 +366,7 @@ func TestUnreachablePostgresIsUnavailable(t *testing.T) {
 }
 
 func TestTerminatedPostgresSessionIsUnavailable(t *testing.T) {
+	t.Parallel()
 	dsn, err := url.Parse(storetest.PostgresDSN(t))
 	require.NoError(t, err)
 	app := "hoplink_" + uuid.NewString()[:8]

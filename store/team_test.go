@@ -16,6 +16,7 @@ import (
 )
 
 func TestSetMemberRoleAndDeleteMemberKeepAnOwner(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()
@@ -47,6 +48,7 @@ func TestSetMemberRoleAndDeleteMemberKeepAnOwner(t *testing.T) {
 }
 
 func TestTwoOwnersCannotBothStepDown(t *testing.T) {
+	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		ctx := t.Context()

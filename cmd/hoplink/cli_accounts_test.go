@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -13,6 +14,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/store"
 )
 
@@ -27,7 +29,7 @@ func auditLog(t *testing.T, db, orgID string) ([]string, []audit.Event) {
 	svc, err := audit.NewService(s, []byte("0123456789abcdef0123456789abcdef"), nil)
 	require.NoError(t, err)
 	id := uuid.MustParse(orgID)
-	page, err := svc.List(ctx, &auth.Principal{OrgID: id, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeOrgRead})}, audit.Query{Limit: 100})
+	page, err := svc.List(ctx, testkit.Principal(id, auth.ScopeOrgRead), audit.Query{Limit: 100})
 	require.NoError(t, err)
 	actions := make([]string, len(page.Events))
 	for i, e := range page.Events {
@@ -36,11 +38,22 @@ func auditLog(t *testing.T, db, orgID string) ([]string, []audit.Event) {
 	return actions, page.Events
 }
 
+// insertUser inserts a user into db with a cheap password hash
+// (testkit.User), so that signing in costs no argon2id work at the server's
+// parameters, and returns its id. Tests of `hoplink user create` make
+// their users through the CLI.
+func insertUser(t *testing.T, db, email, password string) string {
+	t.Helper()
+	s, err := store.Open(context.Background(), db)
+	require.NoError(t, err)
+	defer s.Close()
+	return testkit.User(t, s, email, password, time.Now()).ID.String()
+}
+
 func TestUserSetPassword(t *testing.T) {
 	db := newDB(t)
 	orgID, _ := createOrg(t, db, "Acme")
-	u := ok(t, "correct horse battery staple\n", "user", "create", "--db", db, "--email", "ann@example.com", "--password-stdin", "--json")
-	userID := requireUUID(t, u["id"])
+	userID := insertUser(t, db, "ann@example.com", "correct horse battery staple")
 	ok(t, "", "member", "add", "--db", db, "--org", orgID, "--email", "ann@example.com", "--role", "admin", "--json")
 
 	// A browser signs in, as the sign-in page would.

@@ -11,6 +11,7 @@ import (
 	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 )
@@ -32,7 +33,7 @@ func createApp(t *testing.T, db, orgID, name string) string {
 	s, err := store.Open(ctx, db)
 	require.NoError(t, err)
 	defer s.Close()
-	p := &auth.Principal{OrgID: uuid.MustParse(orgID), Type: auth.KeyTypeAPI, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeAppsWrite})}
+	p := testkit.Principal(uuid.MustParse(orgID), auth.ScopeAppsWrite)
 	a, err := linking.NewAppService(s, s, nil, "hop.localhost", nil, nil).
 		Create(ctx, p, linking.AppInput{Name: apitype.Some(name)})
 	require.NoError(t, err)

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,32 +10,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/account"
-	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/store/storetest"
 )
 
 // TestPurgeSessionsOnEveryTick proves that the purge loop deletes expired
 // sessions when it ticks, keeps live ones, and stops with its context.
 func TestPurgeSessionsOnEveryTick(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := t.Context()
-	var mu sync.Mutex
-	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	svc, err := account.NewService(s, []byte("0123456789abcdef0123456789abcdef"), account.Options{Clock: clock})
+	c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	svc, err := account.NewService(s, []byte("0123456789abcdef0123456789abcdef"), account.Options{Clock: c.Now})
 	require.NoError(t, err)
-	_, err = org.NewService(s, nil, clock, nil).CreateUser(ctx, "ann@example.com", "correct horse battery")
-	require.NoError(t, err)
+	testkit.User(t, s, "ann@example.com", "correct horse battery", c.Now())
 	old, err := svc.SignIn(ctx, "ann@example.com", "correct horse battery", account.Client{IP: "192.0.2.1"})
 	require.NoError(t, err)
-	mu.Lock()
-	now = now.Add(account.DefaultSessionLifetime - time.Hour)
-	mu.Unlock()
+	c.Advance(account.DefaultSessionLifetime - time.Hour)
 	fresh, err := svc.SignIn(ctx, "ann@example.com", "correct horse battery", account.Client{IP: "192.0.2.2"})
 	require.NoError(t, err)
-	mu.Lock()
-	now = now.Add(2 * time.Hour) // the first session is past its lifetime
-	mu.Unlock()
+	c.Advance(2 * time.Hour) // the first session is past its lifetime
 
 	ticks := make(chan time.Time)
 	loop, stop := context.WithCancel(ctx)
@@ -45,8 +38,8 @@ func TestPurgeSessionsOnEveryTick(t *testing.T) {
 		purgeSessions(loop, svc, slog.New(slog.DiscardHandler), ticks)
 		close(done)
 	}()
-	ticks <- now // received: the purge runs before the loop reads again
-	ticks <- now // so by this second receive the first purge has finished
+	ticks <- c.Now() // received: the purge runs before the loop reads again
+	ticks <- c.Now() // so by this second receive the first purge has finished
 	stop()
 	<-done
 

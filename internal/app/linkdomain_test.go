@@ -22,6 +22,7 @@ import (
 // handler the binaries build sends an old address of a moved link to the
 // link's short URL as --short-url-base builds it.
 func TestLinkDomainMovesOldAddressesToShortURLBase(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := t.Context()
 	o, _, err := org.NewService(s, nil, nil, nil).Create(ctx, "Acme", org.PlanFree)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/oauth"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -22,30 +22,27 @@ import (
 // TestCleanUpOAuthOnEveryTick proves that the clean-up loop deletes expired
 // OAuth tokens when it ticks, keeps live ones, and stops with its context.
 func TestCleanUpOAuthOnEveryTick(t *testing.T) {
+	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := t.Context()
-	var mu sync.Mutex
-	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	accounts, err := account.NewService(s, secret, account.Options{Clock: clock})
+	accounts, err := account.NewService(s, secret, account.Options{Clock: c.Now})
 	require.NoError(t, err)
-	os := s.OAuth(clock, oauth.RefreshGracePeriod)
+	os := s.OAuth(c.Now, oauth.RefreshGracePeriod)
 	srv, err := oauth.New(oauth.Options{PublicURL: &url.URL{Scheme: "http", Host: "localhost:8080"}, Secret: secret, Store: os,
-		Sessions: httpapi.NewPageSessions(accounts, httpapi.AccountPagesOptions{Secret: secret}), Members: accounts, Clock: clock})
+		Sessions: httpapi.NewPageSessions(accounts, httpapi.AccountPagesOptions{Secret: secret}), Members: accounts, Clock: c.Now})
 	require.NoError(t, err)
 	client := &oauth.Client{ID: "c", RedirectURIs: []string{"http://127.0.0.1/cb"}, GrantTypes: []string{"authorization_code"},
-		ResponseTypes: []string{"code"}, TokenEndpointAuthMethod: oauth.AuthMethodNone, CreatedAt: now}
+		ResponseTypes: []string{"code"}, TokenEndpointAuthMethod: oauth.AuthMethodNone, CreatedAt: c.Now()}
 	require.NoError(t, os.CreateClient(ctx, client))
 	for sig, life := range map[string]time.Duration{"expired": time.Minute, "live": 2 * time.Hour} {
 		sess := &oauth.Session{ConnectionID: uuid.Must(uuid.NewV7())}
-		sess.SetExpiresAt(fosite.AccessToken, now.Add(life))
+		sess.SetExpiresAt(fosite.AccessToken, c.Now().Add(life))
 		require.NoError(t, os.CreateAccessTokenSession(ctx, sig, &fosite.Request{ID: sess.ConnectionID.String(),
-			Client: client.Fosite(), Session: sess, RequestedAt: now}))
+			Client: client.Fosite(), Session: sess, RequestedAt: c.Now()}))
 	}
-	mu.Lock()
-	now = now.Add(time.Hour)
-	mu.Unlock()
+	c.Advance(time.Hour)
 
 	ticks := make(chan time.Time)
 	loop, stop := context.WithCancel(ctx)
@@ -54,8 +51,8 @@ func TestCleanUpOAuthOnEveryTick(t *testing.T) {
 		cleanUpOAuth(loop, srv, slog.New(slog.DiscardHandler), ticks)
 		close(done)
 	}()
-	ticks <- now // received: the clean-up runs before the loop reads again
-	ticks <- now // so by this second receive the first clean-up has finished
+	ticks <- c.Now() // received: the clean-up runs before the loop reads again
+	ticks <- c.Now() // so by this second receive the first clean-up has finished
 	stop()
 	<-done
 
