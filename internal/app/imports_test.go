@@ -20,14 +20,45 @@ import (
 
 const module = "github.com/hoplink/hoplink"
 
-// mayImportHTTPAPI are the packages, besides httpapi and its own
-// subpackages, whose non-test code may import httpapi: the wiring, the
+// wiring is where the edges of the module live: the fx graph, the
 // binaries and the examples (DESIGN.md, Layout). A path ending in "/..."
-// allows everything under it.
-var mayImportHTTPAPI = []string{
-	module + "/internal/app",
-	module + "/cmd/...",
-	module + "/examples/...",
+// stands for the package and everything under it.
+var wiring = []string{module + "/internal/app", module + "/cmd/...", module + "/examples/..."}
+
+// importRule says which packages may import target (itself and the packages
+// under it always may; so may tests, which go list -json's Imports leaves
+// out).
+type importRule struct {
+	target string
+	// by lists the packages allowed to import target.
+	by  []string
+	why string
+}
+
+// importRules are DESIGN.md's dependency directions that a refactoring can
+// silently break.
+var importRules = []importRule{
+	{module + "/httpapi", wiring, "no adapter imports another adapter; shared conventions live in leaf packages"},
+	{module + "/store", append([]string{module + "/bench/..."}, wiring...), "services depend on interfaces that store implements"},
+	{"go.uber.org/fx", []string{module + "/internal/app", module + "/cmd/..."}, "every importable package works without fx"},
+	{module + "/mcpserver", wiring, "no adapter imports another adapter"},
+	// store implements oauth's fosite storage, as it implements every
+	// service's Store interface.
+	{module + "/oauth", append([]string{module + "/store"}, wiring...), "no adapter imports another adapter"},
+}
+
+// leafImports are the module packages each leaf package may import: the
+// conventions every adapter shares stay at the bottom of the graph.
+var leafImports = map[string][]string{
+	"errcode":         nil,
+	"errcode/httperr": {"errcode"},
+	"strictjson":      {"errcode"},
+	"clientip":        nil,
+	"secretkey":       nil,
+	"cursor":          nil,
+	"apitype":         {"errcode"},
+	"params":          {"errcode"},
+	"ratelimit":       {"errcode", "errcode/httperr"},
 }
 
 func allowed(pkg string, list []string) bool {
@@ -43,10 +74,9 @@ func allowed(pkg string, list []string) bool {
 	return false
 }
 
-// TestOnlyTheWiringImportsHTTPAPI fails when a package other than the
-// wiring, the binaries and the examples imports the REST adapter: adapters
-// and services reach shared conventions through leaf packages instead.
-func TestOnlyTheWiringImportsHTTPAPI(t *testing.T) {
+// listPackages returns the module's packages with their non-test imports.
+func listPackages(t *testing.T) map[string][]string {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not on PATH")
@@ -58,9 +88,8 @@ func TestOnlyTheWiringImportsHTTPAPI(t *testing.T) {
 	out, err := cmd.Output()
 	require.NoError(t, err, "go list: %s", stderr.String())
 
-	httpapiPath := module + "/httpapi"
+	pkgs := map[string][]string{}
 	dec := json.NewDecoder(bytes.NewReader(out))
-	seen := 0
 	for {
 		var pkg struct {
 			ImportPath string
@@ -71,17 +100,46 @@ func TestOnlyTheWiringImportsHTTPAPI(t *testing.T) {
 		} else {
 			require.NoError(t, err)
 		}
-		seen++
-		if pkg.ImportPath == httpapiPath || strings.HasPrefix(pkg.ImportPath, httpapiPath+"/") {
-			continue
-		}
-		for _, imp := range pkg.Imports {
-			if imp == httpapiPath || strings.HasPrefix(imp, httpapiPath+"/") {
-				assert.True(t, allowed(pkg.ImportPath, mayImportHTTPAPI), "%s imports %s", pkg.ImportPath, imp)
+		pkgs[pkg.ImportPath] = pkg.Imports
+	}
+	require.Greater(t, len(pkgs), 10, "go list listed the module's packages")
+	return pkgs
+}
+
+// TestDependencyDirections fails when a package other than the wiring, the
+// binaries and the examples imports the REST adapter (or store, fx or
+// another adapter): adapters and services reach shared conventions through
+// leaf packages instead.
+func TestDependencyDirections(t *testing.T) {
+	pkgs := listPackages(t)
+	for _, rule := range importRules {
+		for pkg, imports := range pkgs {
+			if allowed(pkg, []string{rule.target + "/..."}) {
+				continue
+			}
+			for _, imp := range imports {
+				if allowed(imp, []string{rule.target + "/..."}) {
+					assert.True(t, allowed(pkg, rule.by), "%s imports %s: %s", pkg, imp, rule.why)
+				}
 			}
 		}
 	}
-	assert.Greater(t, seen, 10, "go list listed the module's packages")
+}
+
+// TestLeafPackagesStayLeaves fails when a leaf package gains an import of
+// another module package than the few it is documented to use.
+func TestLeafPackagesStayLeaves(t *testing.T) {
+	pkgs := listPackages(t)
+	for leaf, may := range leafImports {
+		imports, ok := pkgs[module+"/"+leaf]
+		require.True(t, ok, "%s is listed", leaf)
+		for _, imp := range imports {
+			rel, inModule := strings.CutPrefix(imp, module+"/")
+			if inModule {
+				assert.Contains(t, may, rel, "leaf package %s imports %s", leaf, imp)
+			}
+		}
+	}
 }
 
 // TestAuthServiceBuildsNoRESTAPI proves that hoplink-auth's graph does not
