@@ -2,7 +2,6 @@ package account
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 
@@ -15,10 +14,7 @@ import (
 // caller (the API adapter) has already authorized the request.
 func (s *Service) OrgPolicy(ctx context.Context, orgID uuid.UUID) (Policy, error) {
 	p, err := s.store.OrgSecurityPolicy(ctx, orgID)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return Policy{}, errcode.New(errcode.NotFound, "organization not found")
-	}
-	return p, err
+	return p, errcode.NotFoundAs(err, "organization not found")
 }
 
 // SetOrgPolicy validates p (Policy.Validate) and makes it orgID's security
@@ -30,11 +26,8 @@ func (s *Service) SetOrgPolicy(ctx context.Context, orgID uuid.UUID, p Policy) (
 		return Policy{}, err
 	}
 	err := s.store.SetOrgSecurityPolicy(ctx, orgID, p, s.now())
-	if errors.Is(err, errcode.ErrNotFound) {
-		return Policy{}, errcode.New(errcode.NotFound, "organization not found")
-	}
 	if err != nil {
-		return Policy{}, err
+		return Policy{}, errcode.NotFoundAs(err, "organization not found")
 	}
 	return p, nil
 }

@@ -2,7 +2,6 @@ package account
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
@@ -39,11 +38,8 @@ func (s *Service) SetPassword(ctx context.Context, email, password string) (*ide
 		return nil, err
 	}
 	u, err := s.store.UserByEmail(ctx, n)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "user not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "user not found")
 	}
 	if err := s.setPassword(ctx, u, password); err != nil {
 		return nil, err
@@ -62,10 +58,7 @@ func (s *Service) setPassword(ctx context.Context, u *identity.User, password st
 	}
 	now := s.now()
 	if err := s.store.UpdatePassword(ctx, u.ID, hash, now); err != nil {
-		if errors.Is(err, errcode.ErrNotFound) {
-			return errcode.New(errcode.NotFound, "user not found")
-		}
-		return err
+		return errcode.NotFoundAs(err, "user not found")
 	}
 	u.PasswordHash, u.UpdatedAt = hash, now
 	return nil

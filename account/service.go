@@ -568,10 +568,7 @@ func (s *Service) Sessions(ctx context.Context, userID uuid.UUID) ([]Session, er
 // such session (another user's session is not found either).
 func (s *Service) RevokeSession(ctx context.Context, userID, id uuid.UUID) error {
 	err := s.store.DeleteSession(ctx, userID, id)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return errcode.New(errcode.NotFound, "session not found")
-	}
-	return err
+	return errcode.NotFoundAs(err, "session not found")
 }
 
 // RevokeAllSessions signs userID out everywhere.

@@ -59,11 +59,8 @@ func (s *Service) StartTOTP(ctx context.Context, userID uuid.UUID) (*TOTPEnrolme
 // NOT_FOUND when no enrolment was started.
 func (s *Service) ConfirmTOTP(ctx context.Context, userID uuid.UUID, code string) ([]string, error) {
 	t, err := s.store.TOTP(ctx, userID)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "no two-factor enrolment was started")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "no two-factor enrolment was started")
 	}
 	if t.EnabledAt != nil {
 		return nil, errTOTPEnabled
@@ -82,11 +79,8 @@ func (s *Service) ConfirmTOTP(ctx context.Context, userID uuid.UUID, code string
 		return nil, err
 	}
 	err = s.store.EnableTOTP(ctx, userID, step, now, hashes)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "no two-factor enrolment was started")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "no two-factor enrolment was started")
 	}
 	return codes, nil
 }
@@ -156,10 +150,7 @@ func (s *Service) DisableTOTP(ctx context.Context, userID uuid.UUID, password, c
 
 func (s *Service) user(ctx context.Context, userID uuid.UUID) (*identity.User, error) {
 	u, err := s.store.UserByID(ctx, userID)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "user not found")
-	}
-	return u, err
+	return u, errcode.NotFoundAs(err, "user not found")
 }
 
 // checkPassword verifies userID's password for a sensitive change, under

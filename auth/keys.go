@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"io"
 	"slices"
 	"time"
@@ -206,11 +205,8 @@ func (s *Keys) Get(ctx context.Context, p *Principal, id uuid.UUID) (*Key, error
 
 func (s *Keys) get(ctx context.Context, p *Principal, reach Reach, id uuid.UUID) (*Key, error) {
 	k, err := s.store.KeyByID(ctx, p.OrgID, id)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "key not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "key not found")
 	}
 	if reach == Own && !p.Owns(k.CreatedBy) {
 		return nil, errcode.New(errcode.Forbidden, "members manage only the keys they created")
@@ -228,11 +224,8 @@ func (s *Keys) Revoke(ctx context.Context, p *Principal, id uuid.UUID) error {
 		return err
 	}
 	err = s.store.DeleteKey(ctx, p.OrgID, id)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return errcode.New(errcode.NotFound, "key not found")
-	}
 	if err != nil {
-		return err
+		return errcode.NotFoundAs(err, "key not found")
 	}
 	if s.forget != nil {
 		s.forget.ForgetKey(id)

@@ -7,8 +7,9 @@
 //
 // Storage implementations signal three conditions with the sentinels
 // ErrNotFound, ErrConflict and ErrUnavailable, wrapped with %w, so that
-// services can turn them into coded errors and adapters can recognise a
-// database that cannot be reached anywhere in an error chain.
+// services can turn them into coded errors (NotFoundAs does it for
+// ErrNotFound) and adapters can recognise a database that cannot be reached
+// anywhere in an error chain.
 //
 // This package imports the standard library only.
 package errcode

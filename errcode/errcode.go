@@ -160,6 +160,18 @@ func CodeOf(err error) Code {
 	return InternalError
 }
 
+// NotFoundAs returns a NOT_FOUND error with message when err is, or wraps,
+// ErrNotFound, and err itself otherwise: nil stays nil, and any other error,
+// such as one wrapping ErrUnavailable, keeps its chain. It is how a service
+// turns a storage ErrNotFound into its answer. The NOT_FOUND error does not
+// wrap err: it is the same error as New(NotFound, message).
+func NotFoundAs(err error, message string) error {
+	if errors.Is(err, ErrNotFound) {
+		return New(NotFound, message)
+	}
+	return err
+}
+
 // Sentinels that storage implementations wrap with %w.
 var (
 	// ErrNotFound means the row asked for does not exist (in the caller's organization).

@@ -134,11 +134,8 @@ func (s *AppService) Create(ctx context.Context, p *auth.Principal, in AppInput)
 		return nil, err
 	}
 	o, err := s.orgs.OrganizationByID(ctx, p.OrgID)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "organization not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	limit := org.LimitsOf(o.Plan).Apps
 
@@ -173,10 +170,8 @@ func (s *AppService) Create(ctx context.Context, p *auth.Principal, in AppInput)
 		case errors.Is(err, ErrAppLimit):
 			return nil, errcode.Newf(errcode.AppLimitExceeded,
 				"the %s plan allows %d apps; delete an app or upgrade the plan", o.Plan, limit)
-		case errors.Is(err, errcode.ErrNotFound):
-			return nil, errcode.New(errcode.NotFound, "organization not found")
 		case err != nil:
-			return nil, duplicateApp(err)
+			return nil, duplicateApp(errcode.NotFoundAs(err, "organization not found"))
 		}
 		s.invalidate() // a cached "no app" for its link domain
 		return app, nil
@@ -228,7 +223,7 @@ func (s *AppService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (
 	}
 	a, err := s.store.AppByID(ctx, p.OrgID, id)
 	if err != nil {
-		return nil, appNotFound(err)
+		return nil, errcode.NotFoundAs(err, "app not found")
 	}
 	return s.fill(a), nil
 }
@@ -243,7 +238,7 @@ func (s *AppService) Update(ctx context.Context, p *auth.Principal, id uuid.UUID
 	}
 	a, err := s.store.AppByID(ctx, p.OrgID, id)
 	if err != nil {
-		return nil, appNotFound(err)
+		return nil, errcode.NotFoundAs(err, "app not found")
 	}
 	if err := applyAppInput(a, in, false); err != nil {
 		return nil, err
@@ -252,7 +247,7 @@ func (s *AppService) Update(ctx context.Context, p *auth.Principal, id uuid.UUID
 	err = s.store.UpdateApp(ctx, a)
 	s.invalidate()
 	if err != nil {
-		return nil, duplicateApp(appNotFound(err))
+		return nil, duplicateApp(errcode.NotFoundAs(err, "app not found"))
 	}
 	return s.fill(a), nil
 }
@@ -268,7 +263,7 @@ func (s *AppService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID
 	a, err := s.store.DeleteApp(ctx, p.OrgID, id)
 	s.invalidate()
 	if err != nil {
-		return nil, appNotFound(err)
+		return nil, errcode.NotFoundAs(err, "app not found")
 	}
 	if s.forget != nil {
 		s.forget.ForgetOrg(p.OrgID)
@@ -286,16 +281,9 @@ func (s *AppService) SetLegacy(ctx context.Context, id uuid.UUID, legacy bool) (
 	a, err := s.store.SetAppLegacy(ctx, id, legacy, s.now())
 	s.invalidate()
 	if err != nil {
-		return nil, appNotFound(err)
+		return nil, errcode.NotFoundAs(err, "app not found")
 	}
 	return s.fill(a), nil
-}
-
-func appNotFound(err error) error {
-	if errors.Is(err, errcode.ErrNotFound) {
-		return errcode.New(errcode.NotFound, "app not found")
-	}
-	return err
 }
 
 // duplicateApp turns a unique-index refusal of an app into 409 DUPLICATE_APP

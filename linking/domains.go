@@ -140,11 +140,8 @@ func (s *DomainService) Create(ctx context.Context, p *auth.Principal, in Create
 		return nil, err
 	}
 	o, err := s.orgs.OrganizationByID(ctx, p.OrgID)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "organization not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	limit := org.LimitsOf(o.Plan).CustomDomains
 	if limit == 0 {
@@ -172,10 +169,8 @@ func (s *DomainService) Create(ctx context.Context, p *auth.Principal, in Create
 	case errors.Is(err, ErrDomainLimit):
 		return nil, errcode.Newf(errcode.DomainLimitExceeded,
 			"the %s plan allows %d custom domains; delete one or upgrade the plan", o.Plan, limit)
-	case errors.Is(err, errcode.ErrNotFound):
-		return nil, errcode.New(errcode.NotFound, "organization not found")
 	case err != nil:
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	return fillDomain(d), nil
 }
@@ -214,7 +209,7 @@ func (s *DomainService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID
 	}
 	d, err := s.store.DomainByID(ctx, p.OrgID, id)
 	if err != nil {
-		return nil, domainNotFound(err)
+		return nil, errcode.NotFoundAs(err, "domain not found")
 	}
 	return fillDomain(d), nil
 }
@@ -230,7 +225,7 @@ func (s *DomainService) Delete(ctx context.Context, p *auth.Principal, id uuid.U
 	d, err := s.store.DeleteDomain(ctx, p.OrgID, id)
 	s.invalidate()
 	if err != nil {
-		return nil, domainNotFound(err)
+		return nil, errcode.NotFoundAs(err, "domain not found")
 	}
 	return fillDomain(d), nil
 }
@@ -250,7 +245,7 @@ func (s *DomainService) Verify(ctx context.Context, p *auth.Principal, id uuid.U
 	}
 	d, err := s.store.DomainByID(ctx, p.OrgID, id)
 	if err != nil {
-		return nil, domainNotFound(err)
+		return nil, errcode.NotFoundAs(err, "domain not found")
 	}
 	if d.Verified {
 		return &VerifyResult{Verified: true, Domain: fillDomain(d)}, nil
@@ -278,7 +273,7 @@ func (s *DomainService) Verify(ctx context.Context, p *auth.Principal, id uuid.U
 		case errors.Is(err, ErrDomainClaimed):
 			return nil, domainClaimed(d.Domain)
 		case err != nil:
-			return nil, domainNotFound(err)
+			return nil, errcode.NotFoundAs(err, "domain not found")
 		}
 		s.invalidate()
 		return &VerifyResult{Verified: true, Domain: fillDomain(v)}, nil
@@ -334,11 +329,4 @@ func (s *DomainService) PlanChanged(ctx context.Context, orgID uuid.UUID, plan o
 		s.invalidate()
 	}
 	return nil
-}
-
-func domainNotFound(err error) error {
-	if errors.Is(err, errcode.ErrNotFound) {
-		return errcode.New(errcode.NotFound, "domain not found")
-	}
-	return err
 }

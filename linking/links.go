@@ -271,10 +271,7 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 
 	o, err := s.orgs.OrganizationByID(ctx, p.OrgID)
 	if err != nil {
-		if errors.Is(err, errcode.ErrNotFound) {
-			return nil, errcode.New(errcode.NotFound, "organization not found")
-		}
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	quota := LinkQuota{Since: org.PeriodStart(o.BillingPeriodStart, now), Max: org.LimitsOf(o.Plan).LinksPerMonth}
 
@@ -472,12 +469,10 @@ func (s *LinkService) RecordOldAddress(ctx context.Context, orgID, linkID uuid.U
 	}
 	err := s.links.RecordOldAddress(ctx, a)
 	switch {
-	case errors.Is(err, errcode.ErrNotFound):
-		return nil, errcode.New(errcode.NotFound, "link not found")
 	case errors.Is(err, errcode.ErrConflict):
 		return nil, SlugTakenError(a.Slug, a.Domain)
 	case err != nil:
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "link not found")
 	}
 	s.invalidate(&Link{Domain: a.Domain, Slug: a.Slug})
 	return &Redirect{URL: ShortURL(s.base, a.Domain, a.Slug), Since: a.BeganAt}, nil
@@ -485,11 +480,8 @@ func (s *LinkService) RecordOldAddress(ctx context.Context, orgID, linkID uuid.U
 
 func (s *LinkService) byID(ctx context.Context, orgID, id uuid.UUID) (*Link, error) {
 	l, err := s.links.LinkByID(ctx, orgID, id)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "link not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "link not found")
 	}
 	return s.present(l), nil
 }
@@ -663,10 +655,7 @@ func (s *LinkService) Update(ctx context.Context, p *auth.Principal, id uuid.UUI
 	err = s.links.UpdateLink(ctx, l)
 	s.invalidate(l)
 	if err != nil {
-		if errors.Is(err, errcode.ErrNotFound) {
-			return nil, errcode.New(errcode.NotFound, "link not found")
-		}
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "link not found")
 	}
 	return l, nil
 }
@@ -701,10 +690,7 @@ func (s *LinkService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUI
 	err = s.links.DeleteLink(ctx, p.OrgID, id)
 	s.invalidate(l)
 	if err != nil {
-		if errors.Is(err, errcode.ErrNotFound) {
-			return nil, errcode.New(errcode.NotFound, "link not found")
-		}
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "link not found")
 	}
 	return l, nil
 }

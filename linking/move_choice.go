@@ -336,8 +336,6 @@ func (s *LinkService) invalidateMove(m *LinkMove) {
 // previous subdomain.
 func (s *LinkService) moveError(err error, slug, domain, previous string) error {
 	switch {
-	case errors.Is(err, errcode.ErrNotFound):
-		return errcode.New(errcode.NotFound, "link not found")
 	case errors.Is(err, ErrLinkMoved):
 		return errcode.New(errcode.LinkMoveNotPending, "the link no longer uses its app's previous subdomain")
 	case errors.Is(err, ErrMoveTargetHeld):
@@ -345,5 +343,5 @@ func (s *LinkService) moveError(err error, slug, domain, previous string) error 
 	case errors.Is(err, ErrMoveTargetTaken):
 		return SlugTakenError(slug, domain)
 	}
-	return err
+	return errcode.NotFoundAs(err, "link not found")
 }

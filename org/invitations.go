@@ -263,7 +263,7 @@ func (s *Invitations) Create(ctx context.Context, p *auth.Principal, in CreateIn
 	}
 	o, err := s.orgs.OrganizationByID(ctx, p.OrgID)
 	if err != nil {
-		return nil, notFound(err)
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -294,7 +294,7 @@ func (s *Invitations) Create(ctx context.Context, p *auth.Principal, in CreateIn
 		return nil, errcode.Newf(errcode.SeatLimitExceeded,
 			"the %s plan has %d seats, counting members and pending invitations; remove one or upgrade the plan", o.Plan, seats)
 	case err != nil:
-		return nil, notFound(err)
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	inv.Token = token
 	return inv, nil
@@ -345,11 +345,8 @@ func (s *Invitations) Revoke(ctx context.Context, p *auth.Principal, id uuid.UUI
 	}
 	now := s.now()
 	inv, revoked, err := s.store.RevokeInvitation(ctx, p.OrgID, id, now)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "invitation not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "invitation not found")
 	}
 	if !revoked {
 		switch inv.State(now) {
@@ -395,18 +392,12 @@ func (s *Invitations) offer(ctx context.Context, token string, now time.Time) (*
 		return nil, errcode.New(errcode.NotFound, "invitation not found")
 	}
 	inv, err := s.store.InvitationByTokenHash(ctx, HashInvitationToken(token))
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "invitation not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "invitation not found")
 	}
 	o, err := s.orgs.OrganizationByID(ctx, inv.OrgID)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "invitation not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "invitation not found")
 	}
 	return &InvitationOffer{Invitation: inv, OrgName: o.Name, State: inv.State(now), org: o}, nil
 }
@@ -452,7 +443,7 @@ func (s *Invitations) Accept(ctx context.Context, token string, userID uuid.UUID
 	case errors.Is(err, ErrInvitationNotPending):
 		cur, err := s.store.InvitationByID(ctx, off.OrgID, off.ID)
 		if err != nil {
-			return nil, nil, notFound(err)
+			return nil, nil, errcode.NotFoundAs(err, "organization not found")
 		}
 		return nil, nil, notPending(cur.State(now))
 	case errors.Is(err, ErrAlreadyMember), errors.Is(err, errcode.ErrConflict):
@@ -461,10 +452,8 @@ func (s *Invitations) Accept(ctx context.Context, token string, userID uuid.UUID
 	case errors.Is(err, ErrSeatLimit):
 		return nil, nil, errcode.Newf(errcode.SeatLimitExceeded,
 			"%s has no free seat: its %s plan has %d; an owner can upgrade the plan or remove a member", o.Name, o.Plan, seats)
-	case errors.Is(err, errcode.ErrNotFound):
-		return nil, nil, errcode.New(errcode.NotFound, "invitation not found")
 	case err != nil:
-		return nil, nil, err
+		return nil, nil, errcode.NotFoundAs(err, "invitation not found")
 	}
 	if s.forget != nil {
 		s.forget.ForgetCreator(userID)

@@ -2,7 +2,6 @@ package org
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,7 +64,7 @@ func (s *Parameters) Get(ctx context.Context, p *auth.Principal, orgID uuid.UUID
 	}
 	cfg, err := s.store.OrgParameters(ctx, orgID)
 	if err != nil {
-		return nil, notFound(err)
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	if cfg == nil {
 		cfg = &params.OrgConfig{}
@@ -99,10 +98,7 @@ func (s *Parameters) Put(ctx context.Context, p *auth.Principal, orgID uuid.UUID
 	}
 	now := s.clock().UTC().Truncate(time.Millisecond)
 	if err := s.store.SetOrgParameters(ctx, orgID, &out, now); err != nil {
-		if errors.Is(err, errcode.ErrNotFound) {
-			return nil, errcode.New(errcode.NotFound, "organization not found")
-		}
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	if s.onChange != nil {
 		s.onChange(orgID)

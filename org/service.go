@@ -127,17 +127,10 @@ func Slugify(name string) string {
 	return b.String()
 }
 
-func notFound(err error) error {
-	if errors.Is(err, errcode.ErrNotFound) {
-		return errcode.New(errcode.NotFound, "organization not found")
-	}
-	return err
-}
-
 // ByID returns organization id, for operators (the CLI).
 func (s *Service) ByID(ctx context.Context, id uuid.UUID) (*Organization, error) {
 	o, err := s.store.OrganizationByID(ctx, id)
-	return o, notFound(err)
+	return o, errcode.NotFoundAs(err, "organization not found")
 }
 
 // Get returns organization id to p, which may read only its own (another's is NOT_FOUND).
@@ -176,7 +169,7 @@ func (s *Service) SetPlan(ctx context.Context, id uuid.UUID, plan Plan) (*Organi
 	o.MonthlyClickLimit = LimitsOf(plan).MonthlyClicks
 	o.UpdatedAt = s.clock().UTC().Truncate(time.Millisecond)
 	if err := s.store.UpdateOrganization(ctx, o); err != nil {
-		return nil, notFound(err)
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	for _, l := range s.planListeners {
 		if err := l.PlanChanged(ctx, id, plan); err != nil {
@@ -207,7 +200,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID, c
 		return nil, errcode.New(errcode.ConfirmationMismatch, "X-Confirmation-Name does not match the organization's name")
 	}
 	if err := s.store.DeleteOrganization(ctx, id); err != nil {
-		return nil, notFound(err)
+		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
 	if s.forget != nil {
 		s.forget.ForgetOrg(id)
@@ -251,10 +244,7 @@ func (s *Service) userByEmail(ctx context.Context, email string) (*identity.User
 		return nil, err
 	}
 	u, err := s.store.UserByEmail(ctx, email)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "user not found")
-	}
-	return u, err
+	return u, errcode.NotFoundAs(err, "user not found")
 }
 
 // AddMember makes the user with email a member of organization orgID with role.
@@ -293,10 +283,7 @@ func (s *Service) RemoveMember(ctx context.Context, orgID uuid.UUID, email strin
 		return err
 	}
 	if err := s.store.RemoveMember(ctx, orgID, u.ID); err != nil {
-		if errors.Is(err, errcode.ErrNotFound) {
-			return errcode.New(errcode.NotFound, "the user is not a member of this organization")
-		}
-		return err
+		return errcode.NotFoundAs(err, "the user is not a member of this organization")
 	}
 	if s.forget != nil {
 		s.forget.ForgetCreator(u.ID)

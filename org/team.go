@@ -183,11 +183,8 @@ func (t *Team) Remove(ctx context.Context, p *auth.Principal, userID uuid.UUID) 
 }
 
 func teamError(err error) error {
-	switch {
-	case errors.Is(err, ErrLastOwner):
+	if errors.Is(err, ErrLastOwner) {
 		return errLastOwner
-	case errors.Is(err, errcode.ErrNotFound):
-		return errMemberNotFound
 	}
-	return err
+	return errcode.NotFoundAs(err, "member not found")
 }

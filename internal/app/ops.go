@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 
 	"github.com/google/uuid"
 
@@ -123,11 +122,8 @@ func (o *Ops) ListKeys(ctx context.Context, orgID uuid.UUID) ([]auth.Key, error)
 // RevokeKey deletes key id, whatever its organization, and returns it.
 func (o *Ops) RevokeKey(ctx context.Context, id uuid.UUID) (*auth.Key, error) {
 	k, err := o.store.KeyByIDAnyOrg(ctx, id)
-	if errors.Is(err, errcode.ErrNotFound) {
-		return nil, errcode.New(errcode.NotFound, "key not found")
-	}
 	if err != nil {
-		return nil, err
+		return nil, errcode.NotFoundAs(err, "key not found")
 	}
 	if err := o.store.DeleteKey(ctx, k.OrgID, id); err != nil {
 		return nil, err
