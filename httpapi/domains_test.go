@@ -591,7 +591,7 @@ func TestTLSAskIsLimitedPerIP(t *testing.T) {
 	t.Parallel()
 	s := storetest.SQLite(t)
 	c := testkit.NewClock(start)
-	h := newCustomHarness(t, s, withClock(c), withLimiter(ratelimit.NewMemory(c.Now, 0)))
+	h := newCustomHarness(t, s, withClock(c), withLimiter(ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})))
 	ask := func(ip string) *response {
 		return h.do(t, request{method: http.MethodGet, path: "/v1/internal/tls/ask?domain=a.example",
 			headers: map[string]string{"X-Forwarded-For": ip}})

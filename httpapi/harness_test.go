@@ -105,7 +105,9 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	t.Helper()
 	cfg := config{
 		keyStore: func(s *store.Store) auth.KeyStore { return s },
-		limiter:  func(c *testkit.Clock) ratelimit.Limiter { return ratelimit.NewMemory(c.Now, 0) },
+		limiter: func(c *testkit.Clock) ratelimit.Limiter {
+			return ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})
+		},
 	}
 	for _, o := range opts {
 		o(&cfg)

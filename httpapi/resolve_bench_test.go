@@ -44,7 +44,7 @@ func BenchmarkResolveLink(b *testing.B) {
 		Resolver:          r,
 		DefaultLinkDomain: linkDomain,
 		Clicks:            discardClicks{},
-		Limiter:           limiterWithRule{ratelimit.NewMemory(nil, 0), benchRule},
+		Limiter:           limiterWithRule{ratelimit.NewMemory(ratelimit.MemoryOptions{}), benchRule},
 	})
 	req := httptest.NewRequest(http.MethodGet, "/v1/links/resolve/bench?params=utm_medium%3Dpush%26ref%3Dapp", nil)
 	req.Header.Set("Authorization", "Bearer "+sdk.RawKey)

@@ -100,7 +100,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	quiet := slog.New(slog.DiscardHandler)
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Clock: c.Now, CacheTTL: -1, Logger: quiet})
 	h := &harness{store: s, clock: c, keys: auth.NewKeys(s, a, c.Now, nil), orgs: org.NewService(s, a, c.Now, nil),
-		grants: &grants{tokens: map[string]*auth.OAuthGrant{}}, limiter: ratelimit.NewMemory(c.Now, 0)}
+		grants: &grants{tokens: map[string]*auth.OAuthGrant{}}, limiter: ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})}
 	h.links = linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain,
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})

@@ -65,7 +65,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})
 	apps := linking.NewAppService(s, s, a, "hop.localhost", c.Now, nil)
-	limiter := ratelimit.NewMemory(c.Now, 0)
+	limiter := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})
 
 	var handler http.Handler
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))

@@ -152,7 +152,7 @@ func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions) (*store.Store, er
 // NewLimiter returns the Redis limiter when cfg names Redis and the in-process one otherwise.
 func NewLimiter(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ratelimit.Limiter, error) {
 	if cfg.Redis == "" {
-		return ratelimit.NewMemory(nil, 0), nil
+		return ratelimit.NewMemory(ratelimit.MemoryOptions{}), nil
 	}
 	r, err := ratelimit.OpenRedis(cfg.Redis)
 	if err != nil {
