@@ -126,7 +126,7 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 		store:   s,
 		clock:   cfg.clock,
 		auth:    a,
-		keys:    auth.NewKeys(ks, a, cfg.clock.Now, nil),
+		keys:    auth.NewKeys(ks, auth.KeysOptions{Forget: a, Clock: cfg.clock.Now}),
 		orgs:    org.NewService(s, a, cfg.clock.Now, nil),
 		apps:    linking.NewAppService(s, s, a, defaultLinkDomain, cfg.clock.Now, nil),
 		limiter: cfg.limiter(cfg.clock),

@@ -35,7 +35,9 @@ var Core = fx.Module("core",
 		fx.Annotate(func(s *store.Store) *store.Store { return s }, fx.As(new(org.Store))),
 		NewLimiter,
 		NewAuthenticator,
-		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys { return auth.NewKeys(s, a, nil, nil) },
+		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys {
+			return auth.NewKeys(s, auth.KeysOptions{Forget: a})
+		},
 		func(s org.Store, a *auth.Authenticator, d *linking.DomainService) *org.Service {
 			svc := org.NewService(s, a, nil, nil)
 			// A plan without custom domains suspends them; one with them restores them.

@@ -59,7 +59,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	}))
 	return &Ops{
 		Orgs:  orgs,
-		Keys:  auth.NewKeys(s, nil, nil, nil),
+		Keys:  auth.NewKeys(s, auth.KeysOptions{}),
 		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
 		Audit: audit.NewRecorder(s, nil),
 		store: s,
