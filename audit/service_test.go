@@ -38,7 +38,7 @@ func TestRecordWritesUserEventsToEveryOrganizationOfTheUser(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		svc, err := audit.NewService(s, secret, c.Now)
+		svc, err := audit.NewService(s, secret, audit.ServiceOptions{Clock: c.Now})
 		require.NoError(t, err)
 		orgs := org.NewService(s, nil, nil, nil)
 		acme, other, third := newOrg(t, s, "Acme"), newOrg(t, s, "Other"), newOrg(t, s, "Third")
@@ -79,7 +79,7 @@ func TestListPagesWithSignedCursors(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		svc, err := audit.NewService(s, secret, c.Now)
+		svc, err := audit.NewService(s, secret, audit.ServiceOptions{Clock: c.Now})
 		require.NoError(t, err)
 		acme, other := newOrg(t, s, "Acme"), newOrg(t, s, "Other")
 		var times []time.Time
@@ -152,6 +152,6 @@ func memberKey(orgID uuid.UUID, role auth.Role) *auth.Principal {
 
 func TestNewServiceNeedsALongSecret(t *testing.T) {
 	t.Parallel()
-	_, err := audit.NewService(nil, secret[:31], nil)
+	_, err := audit.NewService(nil, secret[:31], audit.ServiceOptions{})
 	assert.Error(t, err)
 }

@@ -26,7 +26,7 @@ func auditLog(t *testing.T, db, orgID string) ([]string, []audit.Event) {
 	s, err := store.Open(ctx, db)
 	require.NoError(t, err)
 	defer s.Close()
-	svc, err := audit.NewService(s, []byte("0123456789abcdef0123456789abcdef"), nil)
+	svc, err := audit.NewService(s, []byte("0123456789abcdef0123456789abcdef"), audit.ServiceOptions{})
 	require.NoError(t, err)
 	id := uuid.MustParse(orgID)
 	page, err := svc.List(ctx, testkit.Principal(id, auth.ScopeOrgRead), audit.Query{Limit: 100})

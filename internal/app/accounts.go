@@ -69,5 +69,5 @@ func lockoutRule(key string) ratelimit.LockoutRule {
 // NewAudit returns the audit log over s, its cursors signed with the server
 // secret.
 func NewAudit(s *store.Store, secret Secret) (*audit.Service, error) {
-	return audit.NewService(s, secret, nil)
+	return audit.NewService(s, secret, audit.ServiceOptions{})
 }

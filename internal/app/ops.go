@@ -61,7 +61,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 		Orgs:  orgs,
 		Keys:  auth.NewKeys(s, auth.KeysOptions{}),
 		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
-		Audit: audit.NewRecorder(s, nil),
+		Audit: audit.NewRecorder(s, audit.RecorderOptions{}),
 		store: s,
 	}, nil
 }
