@@ -58,7 +58,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	h := &harness{store: s, clock: c}
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Clock: c.Now, CacheTTL: -1, Logger: quiet})
 	h.orgs = org.NewService(s, a, c.Now, nil)
-	accounts, err := account.NewService(s, testSecret, account.Options{Clock: c.Now})
+	accounts, err := account.NewService(s, testSecret, account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	h.accounts = accounts
 	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: "hop.localhost",

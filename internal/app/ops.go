@@ -72,7 +72,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 // server secret: setting a password never reads or writes the TOTP secrets
 // that key seals.
 func (o *Ops) SetPassword(ctx context.Context, email, password string) (*identity.User, error) {
-	svc, err := account.NewService(o.store, []byte(rand.Text()+rand.Text()), account.Options{})
+	svc, err := account.NewService(o.store, []byte(rand.Text()+rand.Text()), account.ServiceOptions{})
 	if err != nil {
 		return nil, err
 	}
