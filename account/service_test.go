@@ -40,7 +40,7 @@ func newEnv(t *testing.T) *env {
 	c := testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC))
 	svc, err := account.NewService(s, serverSecret, account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
-	return &env{t: t, store: s, clock: c, orgs: org.NewService(s, nil, c.Now, nil), svc: svc}
+	return &env{t: t, store: s, clock: c, orgs: org.NewService(s, org.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword}), svc: svc}
 }
 
 // user inserts a user with goodPassword, cheaply hashed (testkit.User), so

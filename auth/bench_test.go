@@ -36,7 +36,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	for _, name := range []string{"sqlite", "postgres"} {
 		b.Run("lookup-"+name, func(b *testing.B) {
 			s := dbs[name](b)
-			orgs := org.NewService(s, nil, nil, nil)
+			orgs := org.NewService(s, org.ServiceOptions{})
 			ctx := context.Background()
 			o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
 			require.NoError(b, err)

@@ -21,7 +21,7 @@ import (
 func BenchmarkAuthenticatedRequest(b *testing.B) {
 	s := storetest.SQLite(b)
 	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
-	orgs := org.NewService(s, authn, nil, nil)
+	orgs := org.NewService(s, org.ServiceOptions{Forget: authn})
 	_, key, err := orgs.Create(context.Background(), "Bench", org.PlanFree)
 	require.NoError(b, err)
 	// A limit no benchmark reaches, so that every request is served.

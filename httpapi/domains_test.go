@@ -59,7 +59,7 @@ func newCustomHarness(t *testing.T, s *store.Store, opts ...option) *customHarne
 			Cache:         ch.resolver,
 			Clock:         h.clock.Now,
 		})
-		h.orgs.OnPlanChange(ch.domains)
+		h.planListener = ch.domains
 		ch.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",

@@ -89,6 +89,11 @@ type harness struct {
 	srv     *httptest.Server
 	v       *apitest.Validator
 
+	// planListener is told of every plan change, as the server wires the
+	// custom-domain service; a harness option sets it before the server
+	// starts.
+	planListener org.PlanListener
+
 	// users are reused across organizations, as a person may belong to
 	// many: each harness creates only as many users as its largest
 	// organization has members.
@@ -127,12 +132,13 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 		clock:   cfg.clock,
 		auth:    a,
 		keys:    auth.NewKeys(ks, auth.KeysOptions{Forget: a, Clock: cfg.clock.Now}),
-		orgs:    org.NewService(s, a, cfg.clock.Now, nil),
 		apps:    linking.NewAppService(s, s, a, defaultLinkDomain, cfg.clock.Now, nil),
 		limiter: cfg.limiter(cfg.clock),
 		v:       apitest.NewValidator(t),
 		taken:   map[uuid.UUID]int{},
 	}
+	h.orgs = org.NewService(s, org.ServiceOptions{Forget: a, PlanListener: h, Clock: cfg.clock.Now,
+		HashPassword: testkit.HashPassword})
 	apiOpts := httpapi.Options{
 		Authenticator:  h.auth,
 		Keys:           h.keys,
@@ -149,6 +155,15 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	h.srv = httptest.NewServer(httpapi.New(apiOpts))
 	t.Cleanup(h.srv.Close)
 	return h
+}
+
+// PlanChanged implements org.PlanListener: it tells the plan listener, if
+// an option set one.
+func (h *harness) PlanChanged(ctx context.Context, orgID uuid.UUID, plan org.Plan) error {
+	if h.planListener == nil {
+		return nil
+	}
+	return h.planListener.PlanChanged(ctx, orgID, plan)
 }
 
 // testOrg is an organization with its bootstrap key (every requestable

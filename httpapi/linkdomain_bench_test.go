@@ -73,7 +73,7 @@ func benchLink(b *testing.B, in linking.CreateLinkInput) (*store.Store, *org.Org
 	s := storetest.SQLite(b)
 	ctx := context.Background()
 	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
-	orgs := org.NewService(s, authn, nil, nil)
+	orgs := org.NewService(s, org.ServiceOptions{Forget: authn})
 	o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
 	require.NoError(b, err)
 	p := testkit.Principal(o.ID, auth.RequestableScopes...)

@@ -69,8 +69,8 @@ func newDomainHarness(t *testing.T, s *store.Store) *domainHarness {
 			Cache:             dh.resolver,
 		})
 		o.Links = lh.links
-		o.Parameters = org.NewParameters(h.store, h.clock.Now)
-		o.Parameters.OnChange(func(uuid.UUID) { dh.resolver.InvalidateAll() })
+		o.Parameters = org.NewParameters(h.store, org.ParametersOptions{Clock: h.clock.Now,
+			OnChange: func(uuid.UUID) { dh.resolver.InvalidateAll() }})
 	}))
 	dh.domain = httptest.NewServer(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver: dh.resolver,

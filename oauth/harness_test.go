@@ -57,7 +57,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	c := testkit.NewClock(time.Now().UTC().Truncate(time.Millisecond))
 	h := &harness{store: s, clock: c}
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Clock: c.Now, CacheTTL: -1, Logger: quiet})
-	h.orgs = org.NewService(s, a, c.Now, nil)
+	h.orgs = org.NewService(s, org.ServiceOptions{Forget: a, Clock: c.Now, HashPassword: testkit.HashPassword})
 	accounts, err := account.NewService(s, testSecret, account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	h.accounts = accounts

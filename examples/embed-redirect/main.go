@@ -58,7 +58,7 @@ func main() {
 	})
 
 	// An organization and a principal acting for it with every scope.
-	o, _, err := org.NewService(s, nil, nil, nil).Create(ctx, "Example", org.PlanStarter)
+	o, _, err := org.NewService(s, org.ServiceOptions{}).Create(ctx, "Example", org.PlanStarter)
 	if err != nil {
 		log.Fatal(err)
 	}

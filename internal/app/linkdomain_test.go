@@ -25,7 +25,7 @@ func TestLinkDomainMovesOldAddressesToShortURLBase(t *testing.T) {
 	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := t.Context()
-	o, _, err := org.NewService(s, nil, nil, nil).Create(ctx, "Acme", org.PlanFree)
+	o, _, err := org.NewService(s, org.ServiceOptions{}).Create(ctx, "Acme", org.PlanFree)
 	require.NoError(t, err)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	l := &linking.Link{ID: uuid.Must(uuid.NewV7()), OrgID: o.ID, Domain: "shop.hop.localhost", Slug: "spring-sale",

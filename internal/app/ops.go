@@ -51,14 +51,13 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 			return nil, err
 		}
 	}
-	orgs := org.NewService(s, nil, nil, nil)
 	// set-plan suspends or restores custom domains; the servers' link caches
 	// see the change within their TTL.
-	orgs.OnPlanChange(linking.NewDomainService(s, s, linking.DomainServiceOptions{
+	domains := linking.NewDomainService(s, s, linking.DomainServiceOptions{
 		Reserved: linking.ReservedDomains{DefaultLinkDomain: cfg.DefaultLinkDomain, ServiceHosts: cfg.ServiceHosts, CNAMETarget: cfg.CNAMETarget},
-	}))
+	})
 	return &Ops{
-		Orgs:  orgs,
+		Orgs:  org.NewService(s, org.ServiceOptions{PlanListener: domains}),
 		Keys:  auth.NewKeys(s, auth.KeysOptions{}),
 		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
 		Audit: audit.NewRecorder(s, audit.RecorderOptions{}),
