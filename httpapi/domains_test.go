@@ -47,7 +47,7 @@ func newCustomHarness(t *testing.T, s *store.Store, opts ...option) *customHarne
 	require.NoError(t, err)
 	opts = append(opts, withAPI(func(h *harness, o *httpapi.Options) {
 		ch.resolver = linking.NewResolver(h.store, linking.ResolverOptions{DefaultLinkDomain: linkDomain, Clock: h.clock.Now})
-		h.apps.SetCache(ch.resolver)
+		h.appListeners = append(h.appListeners, func(uuid.UUID) { ch.resolver.InvalidateAll() })
 		ch.domains = linking.NewDomainService(h.store, h.store, linking.DomainServiceOptions{
 			Reserved: linking.ReservedDomains{
 				DefaultLinkDomain: linkDomain,

@@ -89,9 +89,11 @@ type harness struct {
 	srv     *httptest.Server
 	v       *apitest.Validator
 
-	// planListener is told of every plan change, as the server wires the
-	// custom-domain service; a harness option sets it before the server
+	// appListeners are told of every app write and planListener of every
+	// plan change, as the server's wiring tells its caches and the
+	// custom-domain service; harness options set them before the server
 	// starts.
+	appListeners []func(orgID uuid.UUID)
 	planListener org.PlanListener
 
 	// users are reused across organizations, as a person may belong to
@@ -132,13 +134,14 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 		clock:   cfg.clock,
 		auth:    a,
 		keys:    auth.NewKeys(ks, auth.KeysOptions{Forget: a, Clock: cfg.clock.Now}),
-		apps:    linking.NewAppService(s, s, a, defaultLinkDomain, cfg.clock.Now, nil),
 		limiter: cfg.limiter(cfg.clock),
 		v:       apitest.NewValidator(t),
 		taken:   map[uuid.UUID]int{},
 	}
 	h.orgs = org.NewService(s, org.ServiceOptions{Forget: a, PlanListener: h, Clock: cfg.clock.Now,
 		HashPassword: testkit.HashPassword})
+	h.apps = linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain, Forget: a,
+		OnAppChange: h.appChanged, Clock: cfg.clock.Now})
 	apiOpts := httpapi.Options{
 		Authenticator:  h.auth,
 		Keys:           h.keys,
@@ -155,6 +158,13 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	h.srv = httptest.NewServer(httpapi.New(apiOpts))
 	t.Cleanup(h.srv.Close)
 	return h
+}
+
+// appChanged tells every app listener of a write to orgID's apps.
+func (h *harness) appChanged(orgID uuid.UUID) {
+	for _, l := range h.appListeners {
+		l(orgID)
+	}
 }
 
 // PlanChanged implements org.PlanListener: it tells the plan listener, if

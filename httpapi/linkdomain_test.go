@@ -60,7 +60,7 @@ func newDomainHarness(t *testing.T, s *store.Store) *domainHarness {
 		dh.resolver = linking.NewResolver(h.store, linking.ResolverOptions{
 			DefaultLinkDomain: linkDomain, Clock: h.clock.Now,
 		})
-		h.apps.SetCache(dh.resolver)
+		h.appListeners = append(h.appListeners, func(uuid.UUID) { dh.resolver.InvalidateAll() })
 		lh.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",

@@ -110,7 +110,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	h.links = linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain,
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})
-	apps := linking.NewAppService(s, s, a, linkDomain, c.Now, nil)
+	apps := linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: linkDomain, Forget: a, Clock: c.Now})
 	// One Lists for both, as the servers wire it: a cursor of one continues
 	// in the other.
 	lists := attribution.NewLists(s, h.orgs, attribution.ListsOptions{Clock: c.Now})

@@ -64,7 +64,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: "hop.localhost",
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})
-	apps := linking.NewAppService(s, s, a, "hop.localhost", c.Now, nil)
+	apps := linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: "hop.localhost", Forget: a, Clock: c.Now})
 	limiter := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})
 
 	var handler http.Handler

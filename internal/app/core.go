@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/fx"
 
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
@@ -124,14 +125,35 @@ func NewInvitations(s *store.Store, secret Secret, a *auth.Authenticator) (*org.
 	return org.NewInvitations(s, s, secret, org.InvitationsOptions{Forget: a})
 }
 
-// NewAppService returns the apps service over s, giving apps their
+// AppServiceDeps are the dependencies of the apps service.
+type AppServiceDeps struct {
+	fx.In
+	Config        Config
+	Store         *store.Store
+	Authenticator *auth.Authenticator
+	Resolver      *linking.Resolver
+	// Matcher is the attribution matcher of the binaries that serve the
+	// REST API (the API module provides it); nil in the others.
+	Matcher *attribution.Matcher `optional:"true"`
+}
+
+// NewAppService returns the apps service over the store, giving apps their
 // subdomains under the configuration's default link domain; deleting an app
-// drops its organization's keys from a's cache, so that its SDK keys stop
-// working at once; every app write empties r.
-func NewAppService(s *store.Store, a *auth.Authenticator, r *linking.Resolver, cfg Config) *linking.AppService {
-	svc := linking.NewAppService(s, s, a, cfg.DefaultLinkDomain, nil, nil)
-	svc.SetCache(r)
-	return svc
+// drops its organization's keys from the authenticator's cache, so that its
+// SDK keys stop working at once; every app write empties the resolver and,
+// when there is one, the matcher's cache of the organizations' apps.
+func NewAppService(d AppServiceDeps) *linking.AppService {
+	r, m := d.Resolver, d.Matcher
+	return linking.NewAppService(d.Store, d.Store, linking.AppServiceOptions{
+		DefaultLinkDomain: d.Config.DefaultLinkDomain,
+		Forget:            d.Authenticator,
+		OnAppChange: func(uuid.UUID) {
+			r.InvalidateAll()
+			if m != nil {
+				m.InvalidateAll()
+			}
+		},
+	})
 }
 
 // NewLogger returns the slog logger cfg asks for, writing to standard error.

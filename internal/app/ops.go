@@ -59,7 +59,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	return &Ops{
 		Orgs:  org.NewService(s, org.ServiceOptions{PlanListener: domains}),
 		Keys:  auth.NewKeys(s, auth.KeysOptions{}),
-		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
+		Apps:  linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain}),
 		Audit: audit.NewRecorder(s, audit.RecorderOptions{}),
 		store: s,
 	}, nil

@@ -38,28 +38,11 @@ func NewLists(s *store.Store, orgs *org.Service, secret Secret) *attribution.Lis
 	return attribution.NewLists(s, orgs, attribution.ListsOptions{Secret: secret})
 }
 
-// NewMatcher returns the attribution matcher over s with its default model,
-// and makes apps tell it, besides r, of every app written, so that its
-// in-process cache of an organization's apps forgets them at once.
-func NewMatcher(s *store.Store, apps *linking.AppService, r *linking.Resolver) *attribution.Matcher {
-	m := attribution.NewMatcher(s, attribution.MatcherOptions{})
-	apps.SetCache(linkCaches{r, m})
-	return m
-}
-
-// linkCaches tells every cache it holds.
-type linkCaches []linking.LinkCache
-
-func (c linkCaches) InvalidateLink(l *linking.Link) {
-	for _, x := range c {
-		x.InvalidateLink(l)
-	}
-}
-
-func (c linkCaches) InvalidateAll() {
-	for _, x := range c {
-		x.InvalidateAll()
-	}
+// NewMatcher returns the attribution matcher over s with its default model.
+// The apps service of the same binary empties its in-process cache of an
+// organization's apps on every app write (NewAppService).
+func NewMatcher(s *store.Store) *attribution.Matcher {
+	return attribution.NewMatcher(s, attribution.MatcherOptions{})
 }
 
 // NewAPI returns the /v1 API with health checks.
