@@ -37,7 +37,8 @@ func TestLinkDomainMovesOldAddressesToShortURLBase(t *testing.T) {
 	cfg := validConfig(t)
 	cfg.ShortURLBase = "https://{domain}:8443"
 	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: cfg.DefaultLinkDomain})
-	h := app.NewLinkDomain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), r, s, app.Secret(make([]byte, 32)), nil, nil)
+	h := app.NewLinkDomain(app.LinkDomainDeps{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: s,
+		Secret: app.Secret(make([]byte, 32)), Resolver: r})
 
 	req := httptest.NewRequest(http.MethodGet, "http://hop.localhost/spring?ref=mail", nil)
 	rec := httptest.NewRecorder()
