@@ -95,7 +95,7 @@ func NewService(store Store, serverSecret []byte, opts ServiceOptions) (*Service
 	if len(serverSecret) < MinSecretSize {
 		return nil, fmt.Errorf("audit: the server secret must be at least %d bytes", MinSecretSize)
 	}
-	return &Service{Recorder: NewRecorder(store, RecorderOptions{Clock: opts.Clock}), store: store,
+	return &Service{Recorder: NewRecorder(store, RecorderOptions(opts)), store: store,
 		cursors: cursor.NewSigner(secretkey.Derive(serverSecret, "hoplink audit cursor v1"))}, nil
 }
 
