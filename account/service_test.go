@@ -40,7 +40,8 @@ func newEnv(t *testing.T) *env {
 	c := testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC))
 	svc, err := account.NewService(s, serverSecret, account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
-	return &env{t: t, store: s, clock: c, orgs: org.NewService(s, org.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword}), svc: svc}
+	orgs := org.NewService(s, org.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
+	return &env{t: t, store: s, clock: c, orgs: orgs, svc: svc}
 }
 
 // user inserts a user with goodPassword, cheaply hashed (testkit.User), so
@@ -439,7 +440,8 @@ func TestSecretBoxNeedsTheSameServerSecret(t *testing.T) {
 	ctx := t.Context()
 	u := e.user("ann@example.com")
 	key, _ := e.enrol(u)
-	other, err := account.NewService(e.store, bytes.Repeat([]byte{8}, 32), account.ServiceOptions{Clock: e.clock.Now, HashPassword: testkit.HashPassword})
+	other, err := account.NewService(e.store, bytes.Repeat([]byte{8}, 32),
+		account.ServiceOptions{Clock: e.clock.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	r, err := other.SignIn(ctx, "ann@example.com", goodPassword, account.Client{})
 	require.NoError(t, err)

@@ -26,7 +26,8 @@ func BenchmarkAuthenticatedRequest(b *testing.B) {
 	require.NoError(b, err)
 	// A limit no benchmark reaches, so that every request is served.
 	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: ratelimit.KeyRule.Window}
-	h := httpapi.New(httpapi.Options{Authenticator: authn, Orgs: orgs, Limiter: limiterWithRule{ratelimit.NewMemory(ratelimit.MemoryOptions{}), benchRule}})
+	h := httpapi.New(httpapi.Options{Authenticator: authn, Orgs: orgs,
+		Limiter: limiterWithRule{ratelimit.NewMemory(ratelimit.MemoryOptions{}), benchRule}})
 	req := httptest.NewRequest(http.MethodGet, "/v1/sdk/validate", nil)
 	req.Header.Set("Authorization", "Bearer "+key.RawKey)
 	b.ReportAllocs()
