@@ -52,7 +52,7 @@ func (s *Service) setPassword(ctx context.Context, u *identity.User, password st
 	if err := identity.CheckPassword(password, u.Email); err != nil {
 		return err
 	}
-	hash, err := identity.HashPassword(password)
+	hash, err := s.opts.HashPassword(password)
 	if err != nil {
 		return err
 	}

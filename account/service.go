@@ -22,7 +22,7 @@ import (
 	"github.com/hoplink/hoplink/identity"
 )
 
-// Defaults of Options.
+// Defaults of ServiceOptions.
 const (
 	DefaultPendingLifetime = 5 * time.Minute
 	DefaultTouchInterval   = time.Minute
@@ -33,8 +33,9 @@ const (
 	tokenSize = 32
 )
 
-// Options configures a Service. Every zero value means the documented default.
-type Options struct {
+// ServiceOptions configure a Service. Every zero value means the documented
+// default.
+type ServiceOptions struct {
 	// Clock is time.Now when nil.
 	Clock func() time.Time
 	// Random is crypto/rand when nil.
@@ -51,6 +52,12 @@ type Options struct {
 	// takes tens of megabytes on purpose), so that a burst of sign-ins
 	// queues instead of exhausting memory; twice GOMAXPROCS when zero.
 	MaxHashing int
+	// HashPassword hashes new passwords (SetPassword, ChangePassword) and,
+	// once at construction, the dummy password unknown emails are checked
+	// against; identity.HashPassword (argon2id) when nil. Passwords are
+	// always checked with identity.VerifyPassword, which reads its
+	// parameters from the hash.
+	HashPassword func(password string) (string, error)
 }
 
 // Service signs users in and out, keeps their sessions, two-factor
@@ -59,7 +66,7 @@ type Options struct {
 type Service struct {
 	store     Store
 	box       *secretBox
-	opts      Options
+	opts      ServiceOptions
 	dummyHash string
 	hashing   chan struct{}
 }
@@ -67,7 +74,7 @@ type Service struct {
 // NewService returns the account service. serverSecret (at least
 // MinServerSecretSize bytes) keys the encryption of TOTP secrets at rest;
 // changing it makes every enrolled authenticator unreadable.
-func NewService(store Store, serverSecret []byte, opts Options) (*Service, error) {
+func NewService(store Store, serverSecret []byte, opts ServiceOptions) (*Service, error) {
 	box, err := newSecretBox(serverSecret)
 	if err != nil {
 		return nil, err
@@ -87,9 +94,12 @@ func NewService(store Store, serverSecret []byte, opts Options) (*Service, error
 	if opts.TouchInterval <= 0 {
 		opts.TouchInterval = DefaultTouchInterval
 	}
+	if opts.HashPassword == nil {
+		opts.HashPassword = identity.HashPassword
+	}
 	// Unknown emails are checked against this hash, so that they cost the
 	// same argon2id work as known ones.
-	dummy, err := identity.HashPassword(rand.Text())
+	dummy, err := opts.HashPassword(rand.Text())
 	if err != nil {
 		return nil, err
 	}

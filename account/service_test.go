@@ -38,9 +38,10 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	s := storetest.SQLite(t)
 	c := testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC))
-	svc, err := account.NewService(s, serverSecret, account.Options{Clock: c.Now})
+	svc, err := account.NewService(s, serverSecret, account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
-	return &env{t: t, store: s, clock: c, orgs: org.NewService(s, nil, c.Now, nil), svc: svc}
+	orgs := org.NewService(s, org.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
+	return &env{t: t, store: s, clock: c, orgs: orgs, svc: svc}
 }
 
 // user inserts a user with goodPassword, cheaply hashed (testkit.User), so
@@ -91,7 +92,7 @@ func codeOf(err error) errcode.Code { return errcode.CodeOf(err) }
 
 func TestNewServiceNeedsALongServerSecret(t *testing.T) {
 	t.Parallel()
-	_, err := account.NewService(nil, make([]byte, 31), account.Options{})
+	_, err := account.NewService(nil, make([]byte, 31), account.ServiceOptions{})
 	assert.Error(t, err)
 }
 
@@ -439,7 +440,8 @@ func TestSecretBoxNeedsTheSameServerSecret(t *testing.T) {
 	ctx := t.Context()
 	u := e.user("ann@example.com")
 	key, _ := e.enrol(u)
-	other, err := account.NewService(e.store, bytes.Repeat([]byte{8}, 32), account.Options{Clock: e.clock.Now})
+	other, err := account.NewService(e.store, bytes.Repeat([]byte{8}, 32),
+		account.ServiceOptions{Clock: e.clock.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	r, err := other.SignIn(ctx, "ann@example.com", goodPassword, account.Client{})
 	require.NoError(t, err)

@@ -302,17 +302,14 @@ func (m *Matcher) orgApps(ctx context.Context, orgID uuid.UUID) ([]App, error) {
 	return apps, nil
 }
 
-// InvalidateAll forgets every organization's apps. With InvalidateLink it
-// makes a Matcher a linking.LinkCache, for linking.AppService.SetCache.
+// InvalidateAll forgets every organization's apps. An app service of this
+// process calls it on every app write (linking.AppServiceOptions.OnAppChange).
 func (m *Matcher) InvalidateAll() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.gen++
 	clear(m.apps)
 }
-
-// InvalidateLink does nothing: a Matcher keeps no links.
-func (m *Matcher) InvalidateLink(*linking.Link) {}
 
 // attempt runs replay, deterministic and probabilistic matching once. done
 // is false when a claim was lost and Match should start over.

@@ -59,14 +59,20 @@ type Recorder struct {
 	clock func() time.Time
 }
 
-// NewRecorder returns a Recorder over store; clock is time.Now when nil.
-// The admin CLI records with one; the servers use a Service, which also
-// lists.
-func NewRecorder(store Store, clock func() time.Time) *Recorder {
-	if clock == nil {
-		clock = time.Now
+// RecorderOptions configure a Recorder. Every zero value means the
+// documented default.
+type RecorderOptions struct {
+	// Clock stamps the events; time.Now when nil.
+	Clock func() time.Time
+}
+
+// NewRecorder returns a Recorder over store. The admin CLI records with
+// one; the servers use a Service, which also lists.
+func NewRecorder(store Store, opts RecorderOptions) *Recorder {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
-	return &Recorder{store: store, clock: clock}
+	return &Recorder{store: store, clock: opts.Clock}
 }
 
 // Service records and lists audit events. It is safe for concurrent use.
@@ -76,14 +82,20 @@ type Service struct {
 	cursors cursor.Signer
 }
 
-// NewService returns the audit service. serverSecret (at least
-// MinSecretSize bytes) keys the HMAC of list cursors; clock is time.Now when
-// nil.
-func NewService(store Store, serverSecret []byte, clock func() time.Time) (*Service, error) {
+// ServiceOptions configure a Service. Every zero value means the documented
+// default.
+type ServiceOptions struct {
+	// Clock stamps the events; time.Now when nil.
+	Clock func() time.Time
+}
+
+// NewService returns the audit service over store. serverSecret (at least
+// MinSecretSize bytes) keys the HMAC of list cursors.
+func NewService(store Store, serverSecret []byte, opts ServiceOptions) (*Service, error) {
 	if len(serverSecret) < MinSecretSize {
 		return nil, fmt.Errorf("audit: the server secret must be at least %d bytes", MinSecretSize)
 	}
-	return &Service{Recorder: NewRecorder(store, clock), store: store,
+	return &Service{Recorder: NewRecorder(store, RecorderOptions(opts)), store: store,
 		cursors: cursor.NewSigner(secretkey.Derive(serverSecret, "hoplink audit cursor v1"))}, nil
 }
 

@@ -22,7 +22,7 @@ var secret = []byte("0123456789abcdef0123456789abcdef")
 
 func newOrg(t *testing.T, s *store.Store, name string) uuid.UUID {
 	t.Helper()
-	o, _, err := org.NewService(s, nil, nil, nil).Create(t.Context(), name, "")
+	o, _, err := org.NewService(s, org.ServiceOptions{}).Create(t.Context(), name, "")
 	require.NoError(t, err)
 	return o.ID
 }
@@ -38,9 +38,9 @@ func TestRecordWritesUserEventsToEveryOrganizationOfTheUser(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		svc, err := audit.NewService(s, secret, c.Now)
+		svc, err := audit.NewService(s, secret, audit.ServiceOptions{Clock: c.Now})
 		require.NoError(t, err)
-		orgs := org.NewService(s, nil, nil, nil)
+		orgs := org.NewService(s, org.ServiceOptions{})
 		acme, other, third := newOrg(t, s, "Acme"), newOrg(t, s, "Other"), newOrg(t, s, "Third")
 		u := testkit.User(t, s, "ann@example.com", "correct horse battery", c.Now())
 		_, err = orgs.AddMember(ctx, acme, u.Email, auth.RoleMember)
@@ -79,7 +79,7 @@ func TestListPagesWithSignedCursors(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-		svc, err := audit.NewService(s, secret, c.Now)
+		svc, err := audit.NewService(s, secret, audit.ServiceOptions{Clock: c.Now})
 		require.NoError(t, err)
 		acme, other := newOrg(t, s, "Acme"), newOrg(t, s, "Other")
 		var times []time.Time
@@ -152,6 +152,6 @@ func memberKey(orgID uuid.UUID, role auth.Role) *auth.Principal {
 
 func TestNewServiceNeedsALongSecret(t *testing.T) {
 	t.Parallel()
-	_, err := audit.NewService(nil, secret[:31], nil)
+	_, err := audit.NewService(nil, secret[:31], audit.ServiceOptions{})
 	assert.Error(t, err)
 }

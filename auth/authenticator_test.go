@@ -27,7 +27,7 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	f := &fixture{store: newMemKeys(), clock: testkit.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), org: uuid.New()}
 	f.authn = auth.NewAuthenticator(f.store, auth.AuthenticatorOptions{Clock: f.clock.Now, CacheSize: 8})
-	f.keys = auth.NewKeys(f.store, f.authn, f.clock.Now, nil)
+	f.keys = auth.NewKeys(f.store, auth.KeysOptions{Forget: f.authn, Clock: f.clock.Now})
 	return f
 }
 

@@ -36,7 +36,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	for _, name := range []string{"sqlite", "postgres"} {
 		b.Run("lookup-"+name, func(b *testing.B) {
 			s := dbs[name](b)
-			orgs := org.NewService(s, nil, nil, nil)
+			orgs := org.NewService(s, org.ServiceOptions{})
 			ctx := context.Background()
 			o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
 			require.NoError(b, err)
@@ -44,7 +44,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 			require.NoError(b, err)
 			_, err = orgs.AddMember(ctx, o.ID, u.Email, auth.RoleAdmin)
 			require.NoError(b, err)
-			k, err := auth.NewKeys(s, nil, nil, nil).CreateFor(ctx, o.ID, &u.ID, auth.RoleAdmin,
+			k, err := auth.NewKeys(s, auth.KeysOptions{}).CreateFor(ctx, o.ID, &u.ID, auth.RoleAdmin,
 				auth.CreateKeyInput{Name: "x", Scopes: []auth.Scope{"links:read"}})
 			require.NoError(b, err)
 			a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{CacheTTL: -1})

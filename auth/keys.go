@@ -26,13 +26,25 @@ type Keys struct {
 	random io.Reader
 }
 
-// NewKeys returns the key service. forget, when not nil, is told of every
-// revoked key; clock is time.Now and random crypto/rand when nil.
-func NewKeys(store KeyStore, forget Forgetter, clock func() time.Time, random io.Reader) *Keys {
-	if clock == nil {
-		clock = time.Now
+// KeysOptions configure a Keys service. Every zero value means the
+// documented default.
+type KeysOptions struct {
+	// Forget is told of every revoked key, so that the authentication cache
+	// of this process (an *Authenticator) refuses it at once. If nil,
+	// nothing is told.
+	Forget Forgetter
+	// Clock is time.Now when nil.
+	Clock func() time.Time
+	// Random is the source of raw keys; crypto/rand when nil.
+	Random io.Reader
+}
+
+// NewKeys returns the key service over store.
+func NewKeys(store KeyStore, opts KeysOptions) *Keys {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
-	return &Keys{store: store, forget: forget, clock: clock, random: random}
+	return &Keys{store: store, forget: opts.Forget, clock: opts.Clock, random: opts.Random}
 }
 
 // CreateKeyInput is the body of POST /keys.

@@ -46,7 +46,7 @@ func newAttrHarness(t *testing.T, s *store.Store, opts ...option) *attrHarness {
 		})
 		ah.matcher = attribution.NewMatcher(h.store, attribution.MatcherOptions{Clock: h.clock.Now})
 		// As the server wires it: app writes empty the matcher's apps cache.
-		o.Apps.SetCache(ah.matcher)
+		h.appListeners = append(h.appListeners, func(uuid.UUID) { ah.matcher.InvalidateAll() })
 		o.Links = lh.links
 		o.Attribution = ah.matcher
 		o.Lists = attribution.NewLists(h.store, o.Orgs, attribution.ListsOptions{Secret: cursorSecret, Clock: h.clock.Now})

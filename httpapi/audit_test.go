@@ -21,7 +21,7 @@ import (
 // withAudit gives the API an audit.Service over the harness's store and clock.
 func withAudit(t *testing.T) option {
 	return withAPI(func(h *harness, o *httpapi.Options) {
-		a, err := audit.NewService(h.store, testSecret, h.clock.Now)
+		a, err := audit.NewService(h.store, testSecret, audit.ServiceOptions{Clock: h.clock.Now})
 		require.NoError(t, err)
 		o.Audit = a
 	})

@@ -21,12 +21,13 @@ import (
 func BenchmarkAuthenticatedRequest(b *testing.B) {
 	s := storetest.SQLite(b)
 	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
-	orgs := org.NewService(s, authn, nil, nil)
+	orgs := org.NewService(s, org.ServiceOptions{Forget: authn})
 	_, key, err := orgs.Create(context.Background(), "Bench", org.PlanFree)
 	require.NoError(b, err)
 	// A limit no benchmark reaches, so that every request is served.
 	benchRule := ratelimit.Rule{Limit: 1 << 30, Window: ratelimit.KeyRule.Window}
-	h := httpapi.New(httpapi.Options{Authenticator: authn, Orgs: orgs, Limiter: limiterWithRule{ratelimit.NewMemory(nil, 0), benchRule}})
+	h := httpapi.New(httpapi.Options{Authenticator: authn, Orgs: orgs,
+		Limiter: limiterWithRule{ratelimit.NewMemory(ratelimit.MemoryOptions{}), benchRule}})
 	req := httptest.NewRequest(http.MethodGet, "/v1/sdk/validate", nil)
 	req.Header.Set("Authorization", "Bearer "+key.RawKey)
 	b.ReportAllocs()

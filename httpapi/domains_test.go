@@ -47,7 +47,7 @@ func newCustomHarness(t *testing.T, s *store.Store, opts ...option) *customHarne
 	require.NoError(t, err)
 	opts = append(opts, withAPI(func(h *harness, o *httpapi.Options) {
 		ch.resolver = linking.NewResolver(h.store, linking.ResolverOptions{DefaultLinkDomain: linkDomain, Clock: h.clock.Now})
-		h.apps.SetCache(ch.resolver)
+		h.appListeners = append(h.appListeners, func(uuid.UUID) { ch.resolver.InvalidateAll() })
 		ch.domains = linking.NewDomainService(h.store, h.store, linking.DomainServiceOptions{
 			Reserved: linking.ReservedDomains{
 				DefaultLinkDomain: linkDomain,
@@ -59,7 +59,7 @@ func newCustomHarness(t *testing.T, s *store.Store, opts ...option) *customHarne
 			Cache:         ch.resolver,
 			Clock:         h.clock.Now,
 		})
-		h.orgs.OnPlanChange(ch.domains)
+		h.planListener = ch.domains
 		ch.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",
@@ -591,7 +591,7 @@ func TestTLSAskIsLimitedPerIP(t *testing.T) {
 	t.Parallel()
 	s := storetest.SQLite(t)
 	c := testkit.NewClock(start)
-	h := newCustomHarness(t, s, withClock(c), withLimiter(ratelimit.NewMemory(c.Now, 0)))
+	h := newCustomHarness(t, s, withClock(c), withLimiter(ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})))
 	ask := func(ip string) *response {
 		return h.do(t, request{method: http.MethodGet, path: "/v1/internal/tls/ask?domain=a.example",
 			headers: map[string]string{"X-Forwarded-For": ip}})

@@ -89,6 +89,13 @@ type harness struct {
 	srv     *httptest.Server
 	v       *apitest.Validator
 
+	// appListeners are told of every app write and planListener of every
+	// plan change, as the server's wiring tells its caches and the
+	// custom-domain service; harness options set them before the server
+	// starts.
+	appListeners []func(orgID uuid.UUID)
+	planListener org.PlanListener
+
 	// users are reused across organizations, as a person may belong to
 	// many: each harness creates only as many users as its largest
 	// organization has members.
@@ -105,7 +112,9 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	t.Helper()
 	cfg := config{
 		keyStore: func(s *store.Store) auth.KeyStore { return s },
-		limiter:  func(c *testkit.Clock) ratelimit.Limiter { return ratelimit.NewMemory(c.Now, 0) },
+		limiter: func(c *testkit.Clock) ratelimit.Limiter {
+			return ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})
+		},
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -124,13 +133,15 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 		store:   s,
 		clock:   cfg.clock,
 		auth:    a,
-		keys:    auth.NewKeys(ks, a, cfg.clock.Now, nil),
-		orgs:    org.NewService(s, a, cfg.clock.Now, nil),
-		apps:    linking.NewAppService(s, s, a, defaultLinkDomain, cfg.clock.Now, nil),
+		keys:    auth.NewKeys(ks, auth.KeysOptions{Forget: a, Clock: cfg.clock.Now}),
 		limiter: cfg.limiter(cfg.clock),
 		v:       apitest.NewValidator(t),
 		taken:   map[uuid.UUID]int{},
 	}
+	h.orgs = org.NewService(s, org.ServiceOptions{Forget: a, PlanListener: h, Clock: cfg.clock.Now,
+		HashPassword: testkit.HashPassword})
+	h.apps = linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain, Forget: a,
+		OnAppChange: h.appChanged, Clock: cfg.clock.Now})
 	apiOpts := httpapi.Options{
 		Authenticator:  h.auth,
 		Keys:           h.keys,
@@ -147,6 +158,22 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	h.srv = httptest.NewServer(httpapi.New(apiOpts))
 	t.Cleanup(h.srv.Close)
 	return h
+}
+
+// appChanged tells every app listener of a write to orgID's apps.
+func (h *harness) appChanged(orgID uuid.UUID) {
+	for _, l := range h.appListeners {
+		l(orgID)
+	}
+}
+
+// PlanChanged implements org.PlanListener: it tells the plan listener, if
+// an option set one.
+func (h *harness) PlanChanged(ctx context.Context, orgID uuid.UUID, plan org.Plan) error {
+	if h.planListener == nil {
+		return nil
+	}
+	return h.planListener.PlanChanged(ctx, orgID, plan)
 }
 
 // testOrg is an organization with its bootstrap key (every requestable

@@ -22,7 +22,7 @@ import (
 
 func withInvitations() option {
 	return withAPI(func(h *harness, o *httpapi.Options) {
-		inv, err := org.NewInvitations(h.store, h.store, bytes.Repeat([]byte{7}, 32), h.clock.Now, nil)
+		inv, err := org.NewInvitations(h.store, h.store, bytes.Repeat([]byte{7}, 32), org.InvitationsOptions{Clock: h.clock.Now})
 		if err != nil {
 			panic(err)
 		}

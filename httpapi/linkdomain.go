@@ -69,7 +69,8 @@ type LinkDomainOptions struct {
 	Resolver LinkResolver
 	// Ready reports whether the service can serve (/readyz); nil is always ready.
 	Ready func(ctx context.Context) error
-	// Params are the options of params.Apply (the service's own store hosts).
+	// Params are the options of params.Apply (the service's own store
+	// hosts); the zero value is params' defaults.
 	Params params.Options
 	// ShortURLBase builds the short URL an old address of a moved link
 	// redirects to, as linking.LinkServiceOptions.ShortURLBase builds
@@ -77,7 +78,8 @@ type LinkDomainOptions struct {
 	// the same. If empty, linking.DefaultShortURLBase.
 	ShortURLBase string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed, for
-	// RedirectEvent.ClientIP.
+	// RedirectEvent.ClientIP. If empty, it is never believed: the client IP
+	// is the peer's address.
 	TrustedProxies []netip.Prefix
 	// Clock stamps RedirectEvent.Time; time.Now when nil.
 	Clock func() time.Time

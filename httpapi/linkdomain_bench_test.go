@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/apitype"
@@ -73,13 +74,13 @@ func benchLink(b *testing.B, in linking.CreateLinkInput) (*store.Store, *org.Org
 	s := storetest.SQLite(b)
 	ctx := context.Background()
 	authn := auth.NewAuthenticator(s, auth.AuthenticatorOptions{})
-	orgs := org.NewService(s, authn, nil, nil)
+	orgs := org.NewService(s, org.ServiceOptions{Forget: authn})
 	o, _, err := orgs.Create(ctx, "Bench", org.PlanFree)
 	require.NoError(b, err)
 	p := testkit.Principal(o.ID, auth.RequestableScopes...)
 	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
-	apps := linking.NewAppService(s, s, authn, linkDomain, nil, nil)
-	apps.SetCache(r)
+	apps := linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: linkDomain, Forget: authn,
+		OnAppChange: func(uuid.UUID) { r.InvalidateAll() }})
 	_, err = apps.Create(ctx, p, linking.AppInput{Name: apitype.Some("Bench")})
 	require.NoError(b, err)
 	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain, Cache: r})

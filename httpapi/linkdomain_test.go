@@ -60,7 +60,7 @@ func newDomainHarness(t *testing.T, s *store.Store) *domainHarness {
 		dh.resolver = linking.NewResolver(h.store, linking.ResolverOptions{
 			DefaultLinkDomain: linkDomain, Clock: h.clock.Now,
 		})
-		h.apps.SetCache(dh.resolver)
+		h.appListeners = append(h.appListeners, func(uuid.UUID) { dh.resolver.InvalidateAll() })
 		lh.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",
@@ -69,8 +69,8 @@ func newDomainHarness(t *testing.T, s *store.Store) *domainHarness {
 			Cache:             dh.resolver,
 		})
 		o.Links = lh.links
-		o.Parameters = org.NewParameters(h.store, h.clock.Now)
-		o.Parameters.OnChange(func(uuid.UUID) { dh.resolver.InvalidateAll() })
+		o.Parameters = org.NewParameters(h.store, org.ParametersOptions{Clock: h.clock.Now,
+			OnChange: func(uuid.UUID) { dh.resolver.InvalidateAll() }})
 	}))
 	dh.domain = httptest.NewServer(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver: dh.resolver,

@@ -78,7 +78,7 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 		verifying: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
 	if g.limiter == nil {
-		g.limiter = ratelimit.NewMemory(clock, 0)
+		g.limiter = ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock})
 	}
 	if g.rule == (ratelimit.Rule{}) {
 		g.rule = DefaultPasswordRule

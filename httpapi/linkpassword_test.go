@@ -50,7 +50,7 @@ func newPWHarness(t *testing.T, s *store.Store) *pwHarness {
 		Clock:          h.clock.Now,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
 		Secret:         []byte(strings.Repeat("s", 32)),
-		Limiter:        ratelimit.NewMemory(h.clock.Now, 0),
+		Limiter:        ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: h.clock.Now}),
 		VerifyPassword: func(hash, password string) (bool, error) {
 			want, ok := strings.CutPrefix(hash, "fast:")
 			if !ok {

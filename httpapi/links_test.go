@@ -63,7 +63,7 @@ func newLinkHarness(t *testing.T, s *store.Store, slowHash bool) *linkHarness {
 			HashPassword:      hash,
 		})
 		o.Links = lh.links
-		o.Parameters = org.NewParameters(h.store, h.clock.Now)
+		o.Parameters = org.NewParameters(h.store, org.ParametersOptions{Clock: h.clock.Now})
 	}))
 	return lh
 }

@@ -18,7 +18,9 @@ import (
 )
 
 func withTeam() option {
-	return withAPI(func(h *harness, o *httpapi.Options) { o.Team = org.NewTeam(h.store, h.auth, h.clock.Now) })
+	return withAPI(func(h *harness, o *httpapi.Options) {
+		o.Team = org.NewTeam(h.store, org.TeamOptions{Forget: h.auth, Clock: h.clock.Now})
+	})
 }
 
 func memberPath(id uuid.UUID) string { return "/v1/members/" + id.String() }

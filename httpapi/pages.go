@@ -16,7 +16,8 @@ type PagesOptions struct {
 	// Accounts serves the sign-in and account pages; required.
 	Accounts *account.Service
 	// AccountPages are the pages' options; give the ones the API uses, so
-	// that both read one session cookie and CSRF scheme.
+	// that both read one session cookie and CSRF scheme. Its zero value is
+	// documented with AccountPagesOptions.
 	AccountPages AccountPagesOptions
 	// Audit records the pages' events (sign-in, two-factor changes); nil
 	// records none.
@@ -25,11 +26,12 @@ type PagesOptions struct {
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
 	Ready func(ctx context.Context) error
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For is believed. If
+	// empty, it is never believed: the client IP is the peer's address.
 	TrustedProxies []netip.Prefix
 	// Logger receives unexpected errors; slog.Default when nil.
 	Logger *slog.Logger
-	// Routes are served as they are (the OAuth endpoints).
+	// Routes are served as they are (the OAuth endpoints); nil adds none.
 	Routes []Route
 }
 

@@ -225,7 +225,7 @@ func TestRateLimitsSharedThroughRedis(t *testing.T) {
 
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := testkit.NewClock(start)
-		limiter := ratelimit.NewRedis(client, redisPrefix(t, client), c.Now)
+		limiter := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: redisPrefix(t, client), Clock: c.Now})
 		one := newHarness(t, s, withClock(c), withLimiter(limiter))
 		two := newHarness(t, s, withClock(c), withLimiter(limiter))
 		o := one.newOrg(t, "Acme")

@@ -34,7 +34,7 @@ func BenchmarkResolveLink(b *testing.B) {
 	s, o, authn, r := benchLink(b, linking.CreateLinkInput{DestinationURL: "https://shop.example/p?id=1",
 		Slug: apitype.Some("bench").Ptr(), UTMSource: &utm, UTMCampaign: &utm, IOSURL: &ios, AndroidURL: &android})
 	ctx := context.Background()
-	keys := auth.NewKeys(s, authn, nil, nil)
+	keys := auth.NewKeys(s, auth.KeysOptions{Forget: authn})
 	sdk, err := keys.CreateFor(ctx, o.ID, nil, "", auth.CreateKeyInput{Name: "sdk", Type: auth.KeyTypeSDK})
 	require.NoError(b, err)
 
@@ -44,7 +44,7 @@ func BenchmarkResolveLink(b *testing.B) {
 		Resolver:          r,
 		DefaultLinkDomain: linkDomain,
 		Clicks:            discardClicks{},
-		Limiter:           limiterWithRule{ratelimit.NewMemory(nil, 0), benchRule},
+		Limiter:           limiterWithRule{ratelimit.NewMemory(ratelimit.MemoryOptions{}), benchRule},
 	})
 	req := httptest.NewRequest(http.MethodGet, "/v1/links/resolve/bench?params=utm_medium%3Dpush%26ref%3Dapp", nil)
 	req.Header.Set("Authorization", "Bearer "+sdk.RawKey)

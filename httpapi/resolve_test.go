@@ -76,7 +76,7 @@ func newResolveHarness(t *testing.T, s *store.Store) *resolveHarness {
 		rh.resolver = linking.NewResolver(h.store, linking.ResolverOptions{
 			DefaultLinkDomain: linkDomain, Clock: h.clock.Now,
 		})
-		h.apps.SetCache(rh.resolver)
+		h.appListeners = append(h.appListeners, func(uuid.UUID) { rh.resolver.InvalidateAll() })
 		lh.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",

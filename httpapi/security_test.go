@@ -11,6 +11,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -22,7 +23,7 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef")
 // and clock.
 func withAccounts(t *testing.T, svc **account.Service) option {
 	return withAPI(func(h *harness, o *httpapi.Options) {
-		a, err := account.NewService(h.store, testSecret, account.Options{Clock: h.clock.Now})
+		a, err := account.NewService(h.store, testSecret, account.ServiceOptions{Clock: h.clock.Now, HashPassword: testkit.HashPassword})
 		require.NoError(t, err)
 		*svc = a
 		o.Accounts = a

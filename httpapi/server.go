@@ -53,10 +53,11 @@ type Options struct {
 	// handler's *linking.Resolver, so that both read through one cache.
 	Resolver LinkResolver
 	// DefaultLinkDomain is {default_link_domain}: the resolve's domain when
-	// the request names none.
+	// the request names none; required with Resolver.
 	DefaultLinkDomain string
 	// Params are the options of params.Apply; give the resolve the ones the
-	// link-domain handler uses, so that both build the same URLs.
+	// link-domain handler uses, so that both build the same URLs. The zero
+	// value is params' defaults.
 	Params params.Options
 	// Clicks records the clicks of SDK resolves (source app_open); the
 	// redirect's recorder. Nil records none.
@@ -71,12 +72,14 @@ type Options struct {
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
 	Ready func(ctx context.Context) error
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For is believed. If
+	// empty, it is never believed: the client IP is the peer's address.
 	TrustedProxies []netip.Prefix
 	// Logger receives unexpected errors; slog.Default when nil.
 	Logger *slog.Logger
 	// Routes are served on the service host as they are, outside /v1 (the
-	// OAuth endpoints, the MCP endpoint); they need an Authenticator.
+	// OAuth endpoints, the MCP endpoint); they need an Authenticator. Nil
+	// adds none.
 	Routes []Route
 }
 

@@ -59,6 +59,30 @@ const handleAttempts = 8
 // field whose value another app of the organization already has.
 const DetailField = "field"
 
+// AppServiceOptions configure an AppService. Every zero value means the
+// documented default, except DefaultLinkDomain, which is required.
+type AppServiceOptions struct {
+	// DefaultLinkDomain is the service's {default_link_domain}, under which
+	// every app gets its subdomain; required.
+	DefaultLinkDomain string
+	// Forget is told of every deleted app's organization, so that the SDK
+	// keys tied to the app stop working at once in this process. If nil,
+	// nothing is told.
+	Forget KeyForgetter
+	// OnAppChange is called after every app of organization orgID is
+	// created, changed or deleted, and after a failed write too, so that
+	// caches of this process (the link-domain Resolver, the attribution
+	// matcher's apps) forget what they hold at once. orgID is uuid.Nil when
+	// an operator's write (SetLegacy) failed before the organization was
+	// known. If nil, nothing is called.
+	OnAppChange func(orgID uuid.UUID)
+	// Clock is time.Now when nil.
+	Clock func() time.Time
+	// Random draws handle suffixes and must be safe for concurrent use;
+	// crypto/rand when nil.
+	Random io.Reader
+}
+
 // AppService manages apps (SPEC.md, Apps) with both authorization layers
 // applied: reading needs apps:read (every role), writing apps:write (owners
 // and admins). It is safe for concurrent use.
@@ -69,38 +93,28 @@ type AppService struct {
 	defaultLinkDomain string
 	clock             func() time.Time
 	random            io.Reader
-	cache             LinkCache
+	onAppChange       func(orgID uuid.UUID)
 }
 
-// NewAppService returns the apps service. defaultLinkDomain is the
-// service's {default_link_domain}, under which every app gets its subdomain;
-// it must not be empty. forget, when not nil, is told of every deleted app's
-// organization, so that the SDK keys tied to the app stop working at once in
-// this process. clock is time.Now and random crypto/rand when nil; random
-// draws handle suffixes and must be safe for concurrent use.
-func NewAppService(store AppStore, orgs OrgReader, forget KeyForgetter, defaultLinkDomain string,
-	clock func() time.Time, random io.Reader) *AppService {
-	if clock == nil {
-		clock = time.Now
+// NewAppService returns the apps service over store, reading the
+// organizations' plans from orgs.
+func NewAppService(store AppStore, orgs OrgReader, opts AppServiceOptions) *AppService {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
-	if random == nil {
-		random = rand.Reader
+	if opts.Random == nil {
+		opts.Random = rand.Reader
 	}
 	return &AppService{
-		store: store, orgs: orgs, forget: forget, defaultLinkDomain: NormalizeDomain(defaultLinkDomain),
-		clock: clock, random: random,
+		store: store, orgs: orgs, forget: opts.Forget, defaultLinkDomain: NormalizeDomain(opts.DefaultLinkDomain),
+		clock: opts.Clock, random: opts.Random, onAppChange: opts.OnAppChange,
 	}
 }
 
-// SetCache makes s tell cache of every app created, changed or deleted, so
-// that the link-domain cache of this process (a *Resolver) forgets the app's
-// links and link domains at once. Call it before s serves requests.
-func (s *AppService) SetCache(cache LinkCache) { s.cache = cache }
-
-// invalidate tells the cache that an app changed.
-func (s *AppService) invalidate() {
-	if s.cache != nil {
-		s.cache.InvalidateAll()
+// changed tells the OnAppChange hook that an app of orgID changed.
+func (s *AppService) changed(orgID uuid.UUID) {
+	if s.onAppChange != nil {
+		s.onAppChange(orgID)
 	}
 }
 
@@ -173,7 +187,7 @@ func (s *AppService) Create(ctx context.Context, p *auth.Principal, in AppInput)
 		case err != nil:
 			return nil, duplicateApp(errcode.NotFoundAs(err, "organization not found"))
 		}
-		s.invalidate() // a cached "no app" for its link domain
+		s.changed(p.OrgID) // a cached "no app" for its link domain
 		return app, nil
 	}
 	return nil, fmt.Errorf("linking: no free handle for %q after %d attempts", base, handleAttempts+1)
@@ -245,7 +259,7 @@ func (s *AppService) Update(ctx context.Context, p *auth.Principal, id uuid.UUID
 	}
 	a.UpdatedAt = s.now()
 	err = s.store.UpdateApp(ctx, a)
-	s.invalidate()
+	s.changed(p.OrgID)
 	if err != nil {
 		return nil, duplicateApp(errcode.NotFoundAs(err, "app not found"))
 	}
@@ -261,7 +275,7 @@ func (s *AppService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID
 		return nil, err
 	}
 	a, err := s.store.DeleteApp(ctx, p.OrgID, id)
-	s.invalidate()
+	s.changed(p.OrgID)
 	if err != nil {
 		return nil, errcode.NotFoundAs(err, "app not found")
 	}
@@ -279,7 +293,11 @@ func (s *AppService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID
 // legacy has no default to lose. NOT_FOUND when there is no such app.
 func (s *AppService) SetLegacy(ctx context.Context, id uuid.UUID, legacy bool) (*App, error) {
 	a, err := s.store.SetAppLegacy(ctx, id, legacy, s.now())
-	s.invalidate()
+	orgID := uuid.Nil
+	if a != nil {
+		orgID = a.OrgID
+	}
+	s.changed(orgID)
 	if err != nil {
 		return nil, errcode.NotFoundAs(err, "app not found")
 	}

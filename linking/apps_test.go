@@ -216,7 +216,9 @@ func newAppFixture(t *testing.T, plan org.Plan) *appFixture {
 	// A fixed random source: every generated suffix is the sameString, so a second
 	// collision on one base is a collision of the suffixed handle too.
 	random := bytes.NewReader(bytes.Repeat(bytesFor("k3j9x2a"), 1000))
-	f.svc = linking.NewAppService(f.store, f.store, f.forget, "Hop.Example.", f.clock.Now, random)
+	f.svc = linking.NewAppService(f.store, f.store, linking.AppServiceOptions{
+		DefaultLinkDomain: "Hop.Example.", Forget: f.forget, Clock: f.clock.Now, Random: random,
+	})
 	f.orgID = f.store.addOrg(plan)
 	f.p = testkit.Principal(f.orgID, auth.RequestableScopes...)
 	return f
@@ -368,7 +370,9 @@ func appQuote(s string) string {
 func TestCreateAppRetriesAHandleTakenMeanwhile(t *testing.T) {
 	f := newAppFixture(t, org.PlanScale)
 	racer := &racingAppStore{appStore: f.store}
-	svc := linking.NewAppService(racer, f.store, nil, appServiceDomain, nil, bytes.NewReader(bytes.Repeat(bytesFor("q"), 100)))
+	svc := linking.NewAppService(racer, f.store, linking.AppServiceOptions{
+		DefaultLinkDomain: appServiceDomain, Random: bytes.NewReader(bytes.Repeat(bytesFor("q"), 100)),
+	})
 	a, err := svc.Create(context.Background(), f.p, decodeAppInput(t, `{"name":"Acme"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "acme-qqqqqqq", a.Handle)

@@ -91,13 +91,18 @@
 //     within an organization, compared exactly) and the plan's app limit are
 //     the store's, in one transaction; see AppStore.
 //   - SetLegacy leaves default_link_domain alone.
+//   - AppService takes everything optional in AppServiceOptions: the key
+//     forgetter, its clock and randomness, and OnAppChange, the one hook
+//     told of every app write (the server empties the Resolver and the
+//     attribution matcher's apps through it).
 //
 // Links (link.go, links.go and link_store.go are not rule files):
 //   - LinkService applies the rules above and both authorization layers over
 //     a LinkStore, the apps (LinkApps), the organization's plan (OrgReader)
 //     and its live custom domains (CustomDomains: DomainService, or
-//     NoCustomDomains where there are none). It takes its clock, randomness and password
-//     hasher as options (identity.HashPassword, the users' hasher, by default).
+//     NoCustomDomains where there are none). It takes its clock, randomness
+//     and password hasher as options (identity.HashPassword, the users'
+//     hasher, by default).
 //   - Slug uniqueness and the monthly link limit are the store's, decided in
 //     the insert's transaction (LinkStore.CreateLink): a unique index on
 //     (domain, slug), and a count of the links created since the billing

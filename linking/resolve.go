@@ -110,8 +110,8 @@ type ResolverOptions struct {
 // Entries live for ResolverOptions.TTL (5 seconds by default): replicas, and
 // changes made directly in the database, converge within it. The services of
 // this process call Invalidate, InvalidateLink and InvalidateAll after every
-// write (LinkServiceOptions.Cache, AppService.SetCache), so their changes
-// are seen at once. Parameter defaults of an organization changed through
+// write (LinkServiceOptions.Cache, AppServiceOptions.OnAppChange), so their
+// changes are seen at once. Parameter defaults of an organization changed through
 // org.Parameters are seen within the TTL.
 //
 // Concurrent misses on one key are coalesced: one store read answers all of

@@ -49,7 +49,7 @@ type Memberships interface {
 type Options struct {
 	// PublicURL is --public-url, without a trailing slash: the canonical
 	// resource is PublicURL + "/mcp" and the protected-resource metadata
-	// PublicURL + "/.well-known/oauth-protected-resource/mcp".
+	// PublicURL + "/.well-known/oauth-protected-resource/mcp". Required.
 	PublicURL string
 	// Authenticator checks API keys; required.
 	Authenticator *auth.Authenticator
@@ -59,19 +59,20 @@ type Options struct {
 	// Memberships resolves an OAuth user's organizations and role on every
 	// call; required when Verifier is set.
 	Memberships Memberships
-	// Orgs serves list_organizations.
+	// Orgs serves list_organizations; required.
 	Orgs *org.Service
-	// Links serves the link tools.
+	// Links serves the link tools; required.
 	Links *linking.LinkService
-	// Apps serves list_apps and get_app.
+	// Apps serves list_apps and get_app; required.
 	Apps *linking.AppService
-	// Lists serves list_installs and list_attribution_attempts.
+	// Lists serves list_installs and list_attribution_attempts; required.
 	Lists *attribution.Lists
 	// Limiter enforces the REST API's per-key rule (ratelimit.KeyRule) on API
 	// keys, the same rule per OAuth connection, and ratelimit.AnonymousRule per
 	// client IP on requests without valid credentials; nil disables limits.
 	Limiter ratelimit.Limiter
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For is believed. If
+	// empty, it is never believed: the client IP is the peer's address.
 	TrustedProxies []netip.Prefix
 	// Logger receives unexpected errors; slog.Default when nil.
 	Logger *slog.Logger

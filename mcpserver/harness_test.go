@@ -99,12 +99,18 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	c := testkit.NewClock(start)
 	quiet := slog.New(slog.DiscardHandler)
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Clock: c.Now, CacheTTL: -1, Logger: quiet})
-	h := &harness{store: s, clock: c, keys: auth.NewKeys(s, a, c.Now, nil), orgs: org.NewService(s, a, c.Now, nil),
-		grants: &grants{tokens: map[string]*auth.OAuthGrant{}}, limiter: ratelimit.NewMemory(c.Now, 0)}
+	h := &harness{
+		store:   s,
+		clock:   c,
+		keys:    auth.NewKeys(s, auth.KeysOptions{Forget: a, Clock: c.Now}),
+		orgs:    org.NewService(s, org.ServiceOptions{Forget: a, Clock: c.Now, HashPassword: testkit.HashPassword}),
+		grants:  &grants{tokens: map[string]*auth.OAuthGrant{}},
+		limiter: ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now}),
+	}
 	h.links = linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain,
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})
-	apps := linking.NewAppService(s, s, a, linkDomain, c.Now, nil)
+	apps := linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: linkDomain, Forget: a, Clock: c.Now})
 	// One Lists for both, as the servers wire it: a cursor of one continues
 	// in the other.
 	lists := attribution.NewLists(s, h.orgs, attribution.ListsOptions{Clock: c.Now})

@@ -57,15 +57,15 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	c := testkit.NewClock(time.Now().UTC().Truncate(time.Millisecond))
 	h := &harness{store: s, clock: c}
 	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Clock: c.Now, CacheTTL: -1, Logger: quiet})
-	h.orgs = org.NewService(s, a, c.Now, nil)
-	accounts, err := account.NewService(s, testSecret, account.Options{Clock: c.Now})
+	h.orgs = org.NewService(s, org.ServiceOptions{Forget: a, Clock: c.Now, HashPassword: testkit.HashPassword})
+	accounts, err := account.NewService(s, testSecret, account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	h.accounts = accounts
 	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: "hop.localhost",
 		ShortURLBase: "http://{domain}:8080", Clock: c.Now,
 		HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil }})
-	apps := linking.NewAppService(s, s, a, "hop.localhost", c.Now, nil)
-	limiter := ratelimit.NewMemory(c.Now, 0)
+	apps := linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: "hop.localhost", Forget: a, Clock: c.Now})
+	limiter := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})
 
 	var handler http.Handler
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))

@@ -15,11 +15,11 @@
 //	growth   20,000       10    5               20     1,000,000     2 years    2 years
 //	scale    200,000      50    50              100    10,000,000    3 years    3 years
 //
-// SetPlan tells every PlanListener (OnPlanChange) of the move: a plan with
-// no custom domains (Free) suspends the organization's custom domains, so
-// their links answer 404; a plan with them restores them all, even when the
-// organization has more than the new plan's number (that number limits new
-// domains only).
+// SetPlan tells the PlanListener (ServiceOptions.PlanListener) of the move:
+// a plan with no custom domains (Free) suspends the organization's custom
+// domains, so their links answer 404; a plan with them restores them all,
+// even when the organization has more than the new plan's number (that
+// number limits new domains only).
 //
 // Team (team.go) and Invitations (invitations.go) serve the team endpoints
 // over their own store interfaces (TeamStore, InvitationStore): owners
@@ -33,4 +33,10 @@
 // token is the credential, the accepting user's email must be the
 // invitation's, and the membership and accepted_at are written in one
 // transaction that counts the members against the plan's seats again.
+//
+// Every service is built as NewX(store..., XOptions{...}): the stores it
+// reads and writes are arguments, and everything optional (the clock, the
+// random source, the authentication cache to tell, the plan listener, the
+// password hasher) is a field of its options whose zero value is
+// documented.
 package org

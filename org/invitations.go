@@ -150,10 +150,23 @@ type Invitations struct {
 	random io.Reader
 }
 
-// NewInvitations returns the invitations service. serverSecret (32 bytes or
-// more) keys the encryption of the tokens at rest; clock is time.Now and
-// random crypto/rand when nil.
-func NewInvitations(store InvitationStore, orgs Store, serverSecret []byte, clock func() time.Time, random io.Reader) (*Invitations, error) {
+// InvitationsOptions configure an Invitations service. Every zero value
+// means the documented default.
+type InvitationsOptions struct {
+	// Forget is told of every member an accepted invitation makes, so that
+	// keys a returning member created work again at once in this process.
+	// If nil, nothing is told.
+	Forget Forgetter
+	// Clock is time.Now when nil.
+	Clock func() time.Time
+	// Random is the source of invitation tokens; crypto/rand when nil.
+	Random io.Reader
+}
+
+// NewInvitations returns the invitations service over store, reading
+// organizations from orgs. serverSecret (32 bytes or more) keys the
+// encryption of the tokens at rest.
+func NewInvitations(store InvitationStore, orgs Store, serverSecret []byte, opts InvitationsOptions) (*Invitations, error) {
 	if len(serverSecret) < 32 {
 		return nil, errors.New("org: the server secret must be at least 32 bytes")
 	}
@@ -169,13 +182,14 @@ func NewInvitations(store InvitationStore, orgs Store, serverSecret []byte, cloc
 	if err != nil {
 		return nil, err
 	}
-	if clock == nil {
-		clock = time.Now
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
-	if random == nil {
-		random = rand.Reader
+	if opts.Random == nil {
+		opts.Random = rand.Reader
 	}
-	return &Invitations{store: store, orgs: orgs, box: box, legacy: legacy, clock: clock, random: random}, nil
+	return &Invitations{store: store, orgs: orgs, forget: opts.Forget, box: box, legacy: legacy,
+		clock: opts.Clock, random: opts.Random}, nil
 }
 
 // HashInvitationToken returns the hex SHA-256 by which a token is stored and found.
@@ -364,10 +378,6 @@ func (s *Invitations) Revoke(ctx context.Context, p *auth.Principal, id uuid.UUI
 	}
 	return inv, nil
 }
-
-// ForgetThrough makes Accept tell forget of every new member, so that keys
-// a returning member created work again at once. Call it before use.
-func (s *Invitations) ForgetThrough(forget Forgetter) { s.forget = forget }
 
 // InvitationOffer is an invitation as its acceptance page shows it.
 type InvitationOffer struct {

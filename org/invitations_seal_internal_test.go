@@ -20,7 +20,7 @@ var legacyID = uuid.MustParse("0190e0b4-7a5b-7c3e-8f00-000000000001")
 
 func newSealer(t *testing.T, secretByte byte) *Invitations {
 	t.Helper()
-	s, err := NewInvitations(nil, nil, bytes.Repeat([]byte{secretByte}, 32), nil, nil)
+	s, err := NewInvitations(nil, nil, bytes.Repeat([]byte{secretByte}, 32), InvitationsOptions{})
 	require.NoError(t, err)
 	return s
 }

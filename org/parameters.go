@@ -39,17 +39,23 @@ type Parameters struct {
 	onChange func(orgID uuid.UUID)
 }
 
-// OnChange sets fn to be called after an organization's defaults change, so
-// that a link cache of this process (linking.Resolver) serves them at once.
-// It must be called before the service is used.
-func (s *Parameters) OnChange(fn func(orgID uuid.UUID)) { s.onChange = fn }
+// ParametersOptions configure a Parameters service. Every zero value means
+// the documented default.
+type ParametersOptions struct {
+	// Clock is time.Now when nil.
+	Clock func() time.Time
+	// OnChange is called after organization orgID's defaults change, so that
+	// a link cache of this process (a linking.Resolver) serves them at once.
+	// If nil, nothing is called.
+	OnChange func(orgID uuid.UUID)
+}
 
-// NewParameters returns the parameter-defaults service; clock is time.Now when nil.
-func NewParameters(store ParameterStore, clock func() time.Time) *Parameters {
-	if clock == nil {
-		clock = time.Now
+// NewParameters returns the parameter-defaults service over store.
+func NewParameters(store ParameterStore, opts ParametersOptions) *Parameters {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
-	return &Parameters{store: store, clock: clock}
+	return &Parameters{store: store, clock: opts.Clock, onChange: opts.OnChange}
 }
 
 // Get returns the parameter defaults of p's own organization orgID; an

@@ -38,7 +38,7 @@ func TestOrgParameters(t *testing.T) {
 	ctx := context.Background()
 	id, other := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
 	store := memParams{id: nil, other: nil}
-	svc := org.NewParameters(store, nil)
+	svc := org.NewParameters(store, org.ParametersOptions{})
 	all := &auth.Principal{OrgID: id, Scopes: auth.NewScopeSet(auth.RequestableScopes)}
 	creator := uuid.Must(uuid.NewV7())
 	as := func(role auth.Role, scopes ...auth.Scope) *auth.Principal {

@@ -15,7 +15,3 @@ type PlanListener interface {
 	// be idempotent: a failed call is repeated by setting the plan again.
 	PlanChanged(ctx context.Context, orgID uuid.UUID, plan Plan) error
 }
-
-// OnPlanChange adds l to the listeners SetPlan tells. Call it before s
-// serves requests.
-func (s *Service) OnPlanChange(l PlanListener) { s.planListeners = append(s.planListeners, l) }

@@ -24,12 +24,22 @@ func (p *planCalls) PlanChanged(_ context.Context, _ uuid.UUID, plan org.Plan) e
 	return p.fail
 }
 
-func TestSetPlanTellsItsListeners(t *testing.T) {
+// planListeners tells every listener it holds, stopping at the first error.
+type planListeners []org.PlanListener
+
+func (ls planListeners) PlanChanged(ctx context.Context, orgID uuid.UUID, plan org.Plan) error {
+	for _, l := range ls {
+		if err := l.PlanChanged(ctx, orgID, plan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func TestSetPlanTellsItsListener(t *testing.T) {
 	s := storetest.SQLite(t)
-	svc := org.NewService(s, nil, nil, nil)
 	a, b := &planCalls{}, &planCalls{}
-	svc.OnPlanChange(a)
-	svc.OnPlanChange(b)
+	svc := org.NewService(s, org.ServiceOptions{PlanListener: planListeners{a, b}})
 	o, _, err := svc.Create(t.Context(), "Acme", org.PlanFree)
 	require.NoError(t, err)
 

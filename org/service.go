@@ -25,26 +25,49 @@ type Forgetter interface {
 	ForgetOrg(orgID uuid.UUID)
 }
 
-// Service manages organizations, users and memberships.
-type Service struct {
-	store  Store
-	forget Forgetter
-	clock  func() time.Time
-	random io.Reader
-	// planListeners are told of every plan change (OnPlanChange).
-	planListeners []PlanListener
+// ServiceOptions configure a Service. Every zero value means the documented
+// default.
+type ServiceOptions struct {
+	// Forget is told of every organization deleted and of every member
+	// added or removed, so that the authentication cache of this process
+	// (an *auth.Authenticator) follows at once. If nil, nothing is told.
+	Forget Forgetter
+	// PlanListener is told of every plan change (SetPlan). If nil, nothing
+	// is told.
+	PlanListener PlanListener
+	// Clock is time.Now when nil.
+	Clock func() time.Time
+	// Random is the source of the bootstrap keys; crypto/rand when nil.
+	Random io.Reader
+	// HashPassword hashes the passwords of new users (CreateUser);
+	// identity.HashPassword (argon2id) when nil.
+	HashPassword func(password string) (string, error)
 }
 
-// NewService returns the organization service. forget may be nil; clock is
-// time.Now and random crypto/rand when nil.
-func NewService(store Store, forget Forgetter, clock func() time.Time, random io.Reader) *Service {
-	if clock == nil {
-		clock = time.Now
+// Service manages organizations, users and memberships.
+type Service struct {
+	store        Store
+	forget       Forgetter
+	planListener PlanListener
+	clock        func() time.Time
+	random       io.Reader
+	hash         func(string) (string, error)
+}
+
+// NewService returns the organization service over store.
+func NewService(store Store, opts ServiceOptions) *Service {
+	s := &Service{store: store, forget: opts.Forget, planListener: opts.PlanListener,
+		clock: opts.Clock, random: opts.Random, hash: opts.HashPassword}
+	if s.clock == nil {
+		s.clock = time.Now
 	}
-	if random == nil {
-		random = rand.Reader
+	if s.random == nil {
+		s.random = rand.Reader
 	}
-	return &Service{store: store, forget: forget, clock: clock, random: random}
+	if s.hash == nil {
+		s.hash = identity.HashPassword
+	}
+	return s
 }
 
 // BootstrapKeyName is the name of the key made with every organization.
@@ -155,7 +178,7 @@ func (s *Service) Count(ctx context.Context) (int, error) {
 }
 
 // SetPlan moves organization id to plan, with that plan's click limit, and
-// then tells the plan listeners (OnPlanChange), even when the plan is the
+// then tells the plan listener (ServiceOptions.PlanListener), even when the plan is the
 // same, so that setting a plan again repairs what a failed listener left.
 func (s *Service) SetPlan(ctx context.Context, id uuid.UUID, plan Plan) (*Organization, error) {
 	if !plan.Valid() {
@@ -171,8 +194,8 @@ func (s *Service) SetPlan(ctx context.Context, id uuid.UUID, plan Plan) (*Organi
 	if err := s.store.UpdateOrganization(ctx, o); err != nil {
 		return nil, errcode.NotFoundAs(err, "organization not found")
 	}
-	for _, l := range s.planListeners {
-		if err := l.PlanChanged(ctx, id, plan); err != nil {
+	if s.planListener != nil {
+		if err := s.planListener.PlanChanged(ctx, id, plan); err != nil {
 			return nil, fmt.Errorf("org: after the move to %s: %w", plan, err)
 		}
 	}
@@ -219,7 +242,7 @@ func (s *Service) CreateUser(ctx context.Context, email, password string) (*iden
 	if err := identity.CheckPassword(password, email); err != nil {
 		return nil, err
 	}
-	hash, err := identity.HashPassword(password)
+	hash, err := s.hash(password)
 	if err != nil {
 		return nil, err
 	}

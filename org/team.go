@@ -68,15 +68,23 @@ type Team struct {
 	clock  func() time.Time
 }
 
-// NewTeam returns the team service. forget, when not nil, is told of every
-// member whose role changed or who left, so that the keys they created are
-// checked against their new role (or refused) at once in this process;
-// clock is time.Now when nil.
-func NewTeam(store TeamStore, forget Forgetter, clock func() time.Time) *Team {
-	if clock == nil {
-		clock = time.Now
+// TeamOptions configure a Team service. Every zero value means the
+// documented default.
+type TeamOptions struct {
+	// Forget is told of every member whose role changed or who left, so
+	// that the keys they created are checked against their new role (or
+	// refused) at once in this process. If nil, nothing is told.
+	Forget Forgetter
+	// Clock is time.Now when nil.
+	Clock func() time.Time
+}
+
+// NewTeam returns the team service over store.
+func NewTeam(store TeamStore, opts TeamOptions) *Team {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
-	return &Team{store: store, forget: forget, clock: clock}
+	return &Team{store: store, forget: opts.Forget, clock: opts.Clock}
 }
 
 // List returns one page of p's organization's members, oldest first.

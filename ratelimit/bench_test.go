@@ -15,7 +15,7 @@ func BenchmarkMemoryAllow(b *testing.B) {
 	rule := ratelimit.DefaultRule
 
 	b.Run("one hot bucket", func(b *testing.B) {
-		l := ratelimit.NewMemory(nil, 0)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{})
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -29,7 +29,7 @@ func BenchmarkMemoryAllow(b *testing.B) {
 	b.Run("many buckets", func(b *testing.B) {
 		const buckets = 50_000
 		names := bucketNames(buckets)
-		l := ratelimit.NewMemory(nil, 0)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{})
 		var next atomic.Uint64
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
@@ -46,7 +46,7 @@ func BenchmarkMemoryAllow(b *testing.B) {
 	b.Run("churn past the cap", func(b *testing.B) {
 		const buckets = 50_000
 		names := bucketNames(buckets)
-		l := ratelimit.NewMemory(nil, buckets/10)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{MaxBuckets: buckets / 10})
 		var next atomic.Uint64
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
@@ -67,7 +67,7 @@ func BenchmarkRedisAllow(b *testing.B) {
 	rule := ratelimit.Rule{Limit: 1 << 30, Window: time.Minute}
 
 	b.Run("one hot bucket", func(b *testing.B) {
-		l := ratelimit.NewRedis(client, testPrefix(b, client), nil)
+		l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(b, client)})
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -81,7 +81,7 @@ func BenchmarkRedisAllow(b *testing.B) {
 	b.Run("many buckets", func(b *testing.B) {
 		const buckets = 10_000
 		names := bucketNames(buckets)
-		l := ratelimit.NewRedis(client, testPrefix(b, client), nil)
+		l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(b, client)})
 		var next atomic.Uint64
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {

@@ -31,13 +31,13 @@ type newLimiterFunc func(clock func() time.Time) ratelimit.Limiter
 func eachLimiter(t *testing.T, body func(t *testing.T, newLimiter newLimiterFunc)) {
 	t.Run("memory", func(t *testing.T) {
 		body(t, func(clock func() time.Time) ratelimit.Limiter {
-			return ratelimit.NewMemory(clock, 0)
+			return ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock})
 		})
 	})
 	t.Run("redis", func(t *testing.T) {
 		client := redisClient(t)
 		body(t, func(clock func() time.Time) ratelimit.Limiter {
-			return ratelimit.NewRedis(client, testPrefix(t, client), clock)
+			return ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(t, client), Clock: clock})
 		})
 	})
 }

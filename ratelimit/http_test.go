@@ -24,7 +24,7 @@ func (failingLimiter) Allow(context.Context, string, ratelimit.Rule) (ratelimit.
 
 func TestCheck(t *testing.T) {
 	clock := testkit.NewClock(epoch.Add(15 * time.Second))
-	limiter := ratelimit.NewMemory(clock.Now, 0)
+	limiter := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock.Now})
 	rule := ratelimit.Rule{Limit: 1, Window: time.Minute}
 	r := httptest.NewRequest(http.MethodGet, "/v1/links", nil)
 

@@ -236,7 +236,7 @@ func TestDefaultRuleIsSpecRate(t *testing.T) {
 
 func ExampleResult_SetHeaders() {
 	clock := func() time.Time { return time.Date(2030, 1, 1, 12, 0, 59, 500_000_000, time.UTC) }
-	l := ratelimit.NewMemory(clock, 0)
+	l := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock})
 	rule := ratelimit.Rule{Limit: 1, Window: time.Minute}
 	for range 2 {
 		res, _ := l.Allow(context.Background(), "key:0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", rule)

@@ -61,36 +61,54 @@ return locked
 // last failure and of the lock's end, all from the caller's clock.
 //
 // Like the rate limits, it fails open: when Redis cannot be reached within
-// Timeout, Wait says the key may try and Fail records nothing, and both log
+// RedisLockoutOptions.Timeout, Wait says the key may try and Fail records nothing, and both log
 // a warning. Passwords stay slow to guess meanwhile: each check is argon2id.
 type RedisLockout struct {
-	client redis.UniversalClient
-	prefix string
-	rule   func(key string) LockoutRule
-	log    *slog.Logger
-	// Timeout bounds each Redis command; one second by default.
+	client  redis.UniversalClient
+	prefix  string
+	rule    func(key string) LockoutRule
+	log     *slog.Logger
+	timeout time.Duration
+}
+
+// DefaultLockoutTimeout bounds each Redis command of a RedisLockout when
+// RedisLockoutOptions names no timeout.
+const DefaultLockoutTimeout = time.Second
+
+// RedisLockoutOptions configure a RedisLockout. Every zero value means the
+// documented default.
+type RedisLockoutOptions struct {
+	// Prefix starts every key: <prefix>lockout:<key>. If empty, keys have
+	// no prefix.
+	Prefix string
+	// Logger receives the warnings of failing open; slog.Default when nil.
+	Logger *slog.Logger
+	// Timeout bounds each Redis command; DefaultLockoutTimeout when zero.
 	Timeout time.Duration
 }
 
-// NewRedisLockout returns a lockout counter over client, naming its keys
-// <prefix>lockout:<key> and applying rule(key) to each key. A nil log is
-// slog.Default.
-func NewRedisLockout(client redis.UniversalClient, prefix string, rule func(key string) LockoutRule, log *slog.Logger) *RedisLockout {
-	if log == nil {
-		log = slog.Default()
+// NewRedisLockout returns a lockout counter over client, applying rule(key)
+// to each key.
+func NewRedisLockout(client redis.UniversalClient, rule func(key string) LockoutRule, opts RedisLockoutOptions) *RedisLockout {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
 	}
-	return &RedisLockout{client: client, prefix: prefix, rule: rule, log: log, Timeout: time.Second}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultLockoutTimeout
+	}
+	return &RedisLockout{client: client, prefix: opts.Prefix, rule: rule, log: opts.Logger, timeout: opts.Timeout}
 }
 
-// Lockout returns a RedisLockout over r's client and prefix.
+// Lockout returns a RedisLockout over r's client and prefix, applying
+// rule(key) to each key; a nil log is slog.Default.
 func (r *Redis) Lockout(rule func(key string) LockoutRule, log *slog.Logger) *RedisLockout {
-	return NewRedisLockout(r.client, r.prefix, rule, log)
+	return NewRedisLockout(r.client, rule, RedisLockoutOptions{Prefix: r.prefix, Logger: log})
 }
 
 func (l *RedisLockout) key(key string) string { return l.prefix + "lockout:" + key }
 
 func (l *RedisLockout) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), l.Timeout)
+	return context.WithTimeout(context.Background(), l.timeout)
 }
 
 // Wait returns how long key is locked at now; zero when it may try, or

@@ -24,7 +24,8 @@ func eachLockout(t *testing.T, body func(t *testing.T, l account.Limiter)) {
 	t.Run("memory", func(t *testing.T) { body(t, account.NewMemoryLimiter()) })
 	t.Run("redis", func(t *testing.T) {
 		client := redisClient(t)
-		body(t, ratelimit.NewRedisLockout(client, testPrefix(t, client), lockoutRules, slog.New(slog.DiscardHandler)))
+		body(t, ratelimit.NewRedisLockout(client, lockoutRules,
+			ratelimit.RedisLockoutOptions{Prefix: testPrefix(t, client), Logger: slog.New(slog.DiscardHandler)}))
 	})
 }
 
@@ -76,7 +77,8 @@ func TestRedisLockoutFailsOpen(t *testing.T) {
 	// Nothing listens on this port; every command fails at once.
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1, DialTimeout: 100 * time.Millisecond})
 	t.Cleanup(func() { _ = client.Close() })
-	l := ratelimit.NewRedisLockout(client, "hoplink-test:", lockoutRules, slog.New(slog.DiscardHandler))
+	l := ratelimit.NewRedisLockout(client, lockoutRules,
+		ratelimit.RedisLockoutOptions{Prefix: "hoplink-test:", Logger: slog.New(slog.DiscardHandler)})
 	for range 6 {
 		l.Fail("email:ann@example.com", epoch)
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// DefaultMaxBuckets is the bucket cap NewMemory uses when given zero or a
-// negative number: room for 100,000 keys and client IPs per window, a few
+// DefaultMaxBuckets is the bucket cap NewMemory uses when
+// MemoryOptions.MaxBuckets is zero or negative: room for 100,000 keys and client IPs per window, a few
 // tens of megabytes at most.
 const DefaultMaxBuckets = 100_000
 
@@ -34,7 +34,7 @@ const (
 // bounded in two ways. Expired windows are dropped lazily: each shard sweeps
 // itself at most once a minute while serving Allow, and whenever it is full;
 // Sweep drops them all at once. The number of buckets never exceeds the cap
-// given to NewMemory, which is divided evenly among the shards, so one shard
+// (MemoryOptions.MaxBuckets), which is divided evenly among the shards, so one shard
 // may start evicting slightly before the total reaches the cap.
 //
 // When a shard is full even after dropping its expired windows, Memory
@@ -68,10 +68,19 @@ type memEntry struct {
 	count      int64
 }
 
-// NewMemory returns an in-process Limiter that reads the time from clock
-// (time.Now when clock is nil) and tracks at most maxBuckets buckets
-// (DefaultMaxBuckets when maxBuckets is zero or negative).
-func NewMemory(clock func() time.Time, maxBuckets int) *Memory {
+// MemoryOptions configure a Memory limiter. Every zero value means the
+// documented default.
+type MemoryOptions struct {
+	// Clock is the time windows are counted in; time.Now when nil.
+	Clock func() time.Time
+	// MaxBuckets is how many buckets are tracked at most;
+	// DefaultMaxBuckets when zero or negative.
+	MaxBuckets int
+}
+
+// NewMemory returns an in-process Limiter.
+func NewMemory(opts MemoryOptions) *Memory {
+	clock, maxBuckets := opts.Clock, opts.MaxBuckets
 	if clock == nil {
 		clock = time.Now
 	}
@@ -126,7 +135,7 @@ func (m *Memory) Allow(_ context.Context, bucket string, rule Rule) (Result, err
 }
 
 // Len returns the number of buckets currently tracked, expired windows not
-// yet swept included. It never exceeds the cap given to NewMemory.
+// yet swept included. It never exceeds MemoryOptions.MaxBuckets.
 func (m *Memory) Len() int {
 	n := 0
 	for i := range m.shards {

@@ -20,7 +20,7 @@ func TestMemoryBucketCap(t *testing.T) {
 
 	t.Run("the cap is never exceeded and newcomers are still counted", func(t *testing.T) {
 		const maxBuckets = 10
-		l := ratelimit.NewMemory(testkit.NewClock(epoch).Now, maxBuckets)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: testkit.NewClock(epoch).Now, MaxBuckets: maxBuckets})
 		for i := range 1000 {
 			bucket := fmt.Sprintf("ip:198.51.100.%d", i)
 			res, err := l.Allow(ctx, bucket, rule)
@@ -36,7 +36,7 @@ func TestMemoryBucketCap(t *testing.T) {
 
 	t.Run("the cap holds across shards under concurrent use", func(t *testing.T) {
 		const maxBuckets = 1000
-		l := ratelimit.NewMemory(testkit.NewClock(epoch).Now, maxBuckets)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: testkit.NewClock(epoch).Now, MaxBuckets: maxBuckets})
 		var wg sync.WaitGroup
 		for g := range 16 {
 			wg.Go(func() {
@@ -53,7 +53,7 @@ func TestMemoryBucketCap(t *testing.T) {
 	t.Run("expired windows make room before live buckets are evicted", func(t *testing.T) {
 		const maxBuckets = 10
 		clock := testkit.NewClock(epoch)
-		l := ratelimit.NewMemory(clock.Now, maxBuckets)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock.Now, MaxBuckets: maxBuckets})
 		for i := range maxBuckets {
 			_, err := l.Allow(ctx, fmt.Sprintf("old:%d", i), rule)
 			require.NoError(t, err)
@@ -73,7 +73,7 @@ func TestMemoryBucketCap(t *testing.T) {
 	})
 
 	t.Run("zero cap means the default", func(t *testing.T) {
-		l := ratelimit.NewMemory(nil, 0)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{})
 		res, err := l.Allow(ctx, "key:a", ratelimit.DefaultRule)
 		require.NoError(t, err)
 		assert.True(t, res.Allowed)
@@ -88,7 +88,7 @@ func TestMemorySweepsStaleWindows(t *testing.T) {
 
 	t.Run("Sweep drops only ended windows", func(t *testing.T) {
 		clock := testkit.NewClock(epoch)
-		l := ratelimit.NewMemory(clock.Now, 0)
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock.Now})
 		for i := range 50 {
 			_, err := l.Allow(ctx, fmt.Sprintf("key:%d", i), rule)
 			require.NoError(t, err)
@@ -107,7 +107,7 @@ func TestMemorySweepsStaleWindows(t *testing.T) {
 
 	t.Run("Allow sweeps lazily", func(t *testing.T) {
 		clock := testkit.NewClock(epoch)
-		l := ratelimit.NewMemory(clock.Now, 100) // one shard, so every Allow reaches it
+		l := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock.Now, MaxBuckets: 100}) // one shard, so every Allow reaches it
 		for i := range 50 {
 			_, err := l.Allow(ctx, fmt.Sprintf("key:%d", i), rule)
 			require.NoError(t, err)

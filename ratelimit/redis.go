@@ -48,15 +48,24 @@ type Redis struct {
 
 var _ Limiter = (*Redis)(nil)
 
-// NewRedis returns a Limiter that counts in Redis through client, naming
-// its keys <prefix><bucket>:<window index>, and reads the time from clock
-// (time.Now when clock is nil). The client stays the caller's: Close does
-// not close it. Replicas that must share allowances use the same prefix.
-func NewRedis(client redis.UniversalClient, prefix string, clock func() time.Time) *Redis {
-	if clock == nil {
-		clock = time.Now
+// RedisOptions configure a Redis limiter. Every zero value means the
+// documented default.
+type RedisOptions struct {
+	// Prefix starts every key: <prefix><bucket>:<window index>. Replicas
+	// that must share allowances use the same prefix. If empty, keys have
+	// no prefix (OpenRedis uses DefaultRedisPrefix).
+	Prefix string
+	// Clock is the time windows are counted in; time.Now when nil.
+	Clock func() time.Time
+}
+
+// NewRedis returns a Limiter that counts in Redis through client. The
+// client stays the caller's: Close does not close it.
+func NewRedis(client redis.UniversalClient, opts RedisOptions) *Redis {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
 	}
-	return &Redis{client: client, prefix: prefix, clock: clock}
+	return &Redis{client: client, prefix: opts.Prefix, clock: opts.Clock}
 }
 
 // OpenRedis parses a redis:// or rediss:// URL (the --redis flag; see
@@ -90,7 +99,7 @@ func OpenRedis(url string) (*Redis, error) {
 	if opt.WriteTimeout == 0 {
 		opt.WriteTimeout = 500 * time.Millisecond
 	}
-	r := NewRedis(redis.NewClient(opt), DefaultRedisPrefix, nil)
+	r := NewRedis(redis.NewClient(opt), RedisOptions{Prefix: DefaultRedisPrefix})
 	r.owned = true
 	return r, nil
 }

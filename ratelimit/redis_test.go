@@ -35,7 +35,7 @@ func TestRedisUnreachableIsErrUnavailable(t *testing.T) {
 		DialerRetries: 1,
 	})
 	t.Cleanup(func() { _ = client.Close() })
-	l := ratelimit.NewRedis(client, "hoplink-test:", testkit.NewClock(epoch).Now)
+	l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: "hoplink-test:", Clock: testkit.NewClock(epoch).Now})
 
 	t.Run("Allow", func(t *testing.T) {
 		res, err := l.Allow(context.Background(), "key:a", ratelimit.DefaultRule)
@@ -93,9 +93,9 @@ func TestRedisReplicasShareAllowances(t *testing.T) {
 	ctx := context.Background()
 	clock := testkit.NewClock(epoch.Add(20 * time.Second))
 	rule := ratelimit.Rule{Limit: 4, Window: time.Minute}
-	a := ratelimit.NewRedis(client, prefix, clock.Now)
-	b := ratelimit.NewRedis(client, prefix, clock.Now)
-	other := ratelimit.NewRedis(client, testPrefix(t, client), clock.Now)
+	a := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: prefix, Clock: clock.Now})
+	b := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: prefix, Clock: clock.Now})
+	other := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(t, client), Clock: clock.Now})
 
 	for i, l := range []ratelimit.Limiter{a, b, a, b} {
 		res, err := l.Allow(ctx, "sdk:k:203.0.113.7", rule)
@@ -117,7 +117,7 @@ func TestRedisKeys(t *testing.T) {
 	ctx := context.Background()
 	clock := testkit.NewClock(epoch.Add(20 * time.Second))
 	rule := ratelimit.Rule{Limit: 10, Window: time.Minute}
-	l := ratelimit.NewRedis(client, prefix, clock.Now)
+	l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: prefix, Clock: clock.Now})
 	key := prefix + "key:a:" + strconv.FormatInt(epoch.Unix()/60, 10)
 
 	t.Run("are named by bucket and window index and expire after their window", func(t *testing.T) {
@@ -152,8 +152,8 @@ func TestRedisAndMemoryAgree(t *testing.T) {
 	ctx := context.Background()
 	clock := testkit.NewClock(epoch.Add(7*time.Minute + 33*time.Second + 123*time.Millisecond))
 	rule := ratelimit.Rule{Limit: 3, Window: 30 * time.Second}
-	mem := ratelimit.NewMemory(clock.Now, 0)
-	red := ratelimit.NewRedis(client, testPrefix(t, client), clock.Now)
+	mem := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock.Now})
+	red := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(t, client), Clock: clock.Now})
 
 	for range 3 {
 		for range rule.Limit + 2 {

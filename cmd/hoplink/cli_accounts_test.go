@@ -26,7 +26,7 @@ func auditLog(t *testing.T, db, orgID string) ([]string, []audit.Event) {
 	s, err := store.Open(ctx, db)
 	require.NoError(t, err)
 	defer s.Close()
-	svc, err := audit.NewService(s, []byte("0123456789abcdef0123456789abcdef"), nil)
+	svc, err := audit.NewService(s, []byte("0123456789abcdef0123456789abcdef"), audit.ServiceOptions{})
 	require.NoError(t, err)
 	id := uuid.MustParse(orgID)
 	page, err := svc.List(ctx, testkit.Principal(id, auth.ScopeOrgRead), audit.Query{Limit: 100})
@@ -60,7 +60,8 @@ func TestUserSetPassword(t *testing.T) {
 	ctx := context.Background()
 	s, err := store.Open(ctx, db)
 	require.NoError(t, err)
-	accounts, err := account.NewService(s, []byte("0123456789abcdef0123456789abcdef"), account.Options{})
+	accounts, err := account.NewService(s, []byte("0123456789abcdef0123456789abcdef"),
+		account.ServiceOptions{HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	res, err := accounts.SignIn(ctx, "ann@example.com", "correct horse battery staple", account.Client{IP: "192.0.2.1"})
 	require.NoError(t, err)
@@ -74,7 +75,8 @@ func TestUserSetPassword(t *testing.T) {
 	s, err = store.Open(ctx, db)
 	require.NoError(t, err)
 	defer s.Close()
-	accounts, err = account.NewService(s, []byte("0123456789abcdef0123456789abcdef"), account.Options{})
+	accounts, err = account.NewService(s, []byte("0123456789abcdef0123456789abcdef"),
+		account.ServiceOptions{HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	_, err = accounts.Authenticate(ctx, res.Session.Token)
 	assert.Equal(t, errcode.Unauthorized, errcode.CodeOf(err), "every session of the user has ended")

@@ -34,7 +34,7 @@ func createApp(t *testing.T, db, orgID, name string) string {
 	require.NoError(t, err)
 	defer s.Close()
 	p := testkit.Principal(uuid.MustParse(orgID), auth.ScopeAppsWrite)
-	a, err := linking.NewAppService(s, s, nil, "hop.localhost", nil, nil).
+	a, err := linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: "hop.localhost"}).
 		Create(ctx, p, linking.AppInput{Name: apitype.Some(name)})
 	require.NoError(t, err)
 	return a.ID.String()

@@ -22,6 +22,8 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
@@ -49,8 +51,10 @@ func main() {
 	// The resolver caches links for the handler; the services tell it of
 	// every write so that changes are served at once.
 	resolver := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: linkDomain})
-	apps := linking.NewAppService(s, s, nil, linkDomain, nil, nil)
-	apps.SetCache(resolver)
+	apps := linking.NewAppService(s, s, linking.AppServiceOptions{
+		DefaultLinkDomain: linkDomain,
+		OnAppChange:       func(uuid.UUID) { resolver.InvalidateAll() },
+	})
 	links := linking.NewLinkService(s, s, s, linking.LinkServiceOptions{
 		DefaultLinkDomain: linkDomain,
 		ShortURLBase:      "http://{domain}:8090",
@@ -58,7 +62,7 @@ func main() {
 	})
 
 	// An organization and a principal acting for it with every scope.
-	o, _, err := org.NewService(s, nil, nil, nil).Create(ctx, "Example", org.PlanStarter)
+	o, _, err := org.NewService(s, org.ServiceOptions{}).Create(ctx, "Example", org.PlanStarter)
 	if err != nil {
 		log.Fatal(err)
 	}

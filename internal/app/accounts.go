@@ -23,7 +23,7 @@ const SessionPurgeInterval = 10 * time.Minute
 // failed sign-ins are counted in Redis, so that a lockout holds on every
 // replica; otherwise in this process.
 func NewAccounts(lc fx.Lifecycle, s *store.Store, secret Secret, limiter ratelimit.Limiter, log *slog.Logger) (*account.Service, error) {
-	var opts account.Options
+	var opts account.ServiceOptions
 	if r, ok := limiter.(*ratelimit.Redis); ok {
 		opts.Limiter = r.Lockout(lockoutRule, log)
 	}
@@ -69,5 +69,5 @@ func lockoutRule(key string) ratelimit.LockoutRule {
 // NewAudit returns the audit log over s, its cursors signed with the server
 // secret.
 func NewAudit(s *store.Store, secret Secret) (*audit.Service, error) {
-	return audit.NewService(s, secret, nil)
+	return audit.NewService(s, secret, audit.ServiceOptions{})
 }

@@ -21,7 +21,8 @@ func TestPurgeSessionsOnEveryTick(t *testing.T) {
 	s := storetest.SQLite(t)
 	ctx := t.Context()
 	c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	svc, err := account.NewService(s, []byte("0123456789abcdef0123456789abcdef"), account.Options{Clock: c.Now})
+	svc, err := account.NewService(s, []byte("0123456789abcdef0123456789abcdef"),
+		account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	testkit.User(t, s, "ann@example.com", "correct horse battery", c.Now())
 	old, err := svc.SignIn(ctx, "ann@example.com", "correct horse battery", account.Client{IP: "192.0.2.1"})

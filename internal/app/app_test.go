@@ -1,7 +1,9 @@
 package app_test
 
 import (
+	"context"
 	"io"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -78,4 +80,32 @@ func TestServiceCLIDefaultsToHTTPSShortURLs(t *testing.T) {
 		}
 	}
 	assert.Equal(t, `"https://{domain}"`, got)
+}
+
+// TestAppWritesReachTheMatcher proves that the apps service hears of the
+// attribution matcher where the REST API runs, so that app writes empty
+// the matcher's cache of apps, and builds no matcher where it does not.
+func TestAppWritesReachTheMatcher(t *testing.T) {
+	tests := []struct {
+		name        string
+		service     fx.Option
+		wantMatcher bool
+	}{
+		{name: "hoplink-api", service: app.APIService(), wantMatcher: true},
+		{name: "hoplink serve", service: app.ServeAll(app.BootstrapOptions{}), wantMatcher: true},
+		{name: "hoplink-auth", service: app.AuthService(), wantMatcher: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var deps app.AppServiceDeps
+			cfg := validConfig(t)
+			cfg.LogLevel = slog.LevelWarn
+			a := fx.New(app.Options(cfg, app.StoreOptions{Migrate: true}, tt.service,
+				fx.NopLogger, fx.Invoke(func(d app.AppServiceDeps) { deps = d })))
+			require.NoError(t, a.Err())
+			require.NoError(t, a.Start(t.Context()))
+			t.Cleanup(func() { assert.NoError(t, a.Stop(context.Background())) })
+			assert.Equal(t, tt.wantMatcher, deps.Matcher != nil)
+		})
+	}
 }

@@ -3,13 +3,14 @@ package app
 import (
 	"context"
 	"fmt"
-	"github.com/google/uuid"
 	"log/slog"
 	"os"
 	"time"
 
+	"github.com/google/uuid"
 	"go.uber.org/fx"
 
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
@@ -35,34 +36,14 @@ var Core = fx.Module("core",
 		fx.Annotate(func(s *store.Store) *store.Store { return s }, fx.As(new(org.Store))),
 		NewLimiter,
 		NewAuthenticator,
-		func(s auth.KeyStore, a *auth.Authenticator) *auth.Keys { return auth.NewKeys(s, a, nil, nil) },
-		func(s org.Store, a *auth.Authenticator, d *linking.DomainService) *org.Service {
-			svc := org.NewService(s, a, nil, nil)
-			// A plan without custom domains suspends them; one with them restores them.
-			svc.OnPlanChange(d)
-			return svc
-		},
-		func(s *store.Store, r *linking.Resolver) *org.Parameters {
-			p := org.NewParameters(s, nil)
-			// Parameter defaults apply to every link of the organization: a
-			// change clears the link cache of this process.
-			p.OnChange(func(uuid.UUID) { r.InvalidateAll() })
-			return p
-		},
+		NewKeys,
+		NewOrgService,
+		NewParameters,
 		NewResolver,
 		NewDomainService,
 		NewLists,
-		func(s *store.Store, a *auth.Authenticator) *org.Team { return org.NewTeam(s, a, nil) },
-		// Invitation tokens are kept encrypted under a key derived from the server secret.
-		func(s *store.Store, secret Secret, a *auth.Authenticator) (*org.Invitations, error) {
-			inv, err := org.NewInvitations(s, s, secret, nil, nil)
-			if err != nil {
-				return nil, err
-			}
-			// A member who left and comes back by an invitation gets their keys back at once.
-			inv.ForgetThrough(a)
-			return inv, nil
-		},
+		NewTeam,
+		NewInvitations,
 		NewLinkService,
 		NewAppService,
 		NewAccounts,
@@ -111,14 +92,68 @@ func NewDomainService(s *store.Store, r *linking.Resolver, cfg Config) (*linking
 	}), nil
 }
 
-// NewAppService returns the apps service over s, giving apps their
+// NewKeys returns the key service over s, telling a of every revoked key.
+func NewKeys(s auth.KeyStore, a *auth.Authenticator) *auth.Keys {
+	return auth.NewKeys(s, auth.KeysOptions{Forget: a})
+}
+
+// NewOrgService returns the organization service over s, telling a of
+// every organization deleted and member added or removed. A plan without
+// custom domains suspends them and one with them restores them: d listens
+// to the plan changes.
+func NewOrgService(s org.Store, a *auth.Authenticator, d *linking.DomainService) *org.Service {
+	return org.NewService(s, org.ServiceOptions{Forget: a, PlanListener: d})
+}
+
+// NewParameters returns the parameter-defaults service over s. Parameter
+// defaults apply to every link of the organization: a change clears r, the
+// link cache of this process.
+func NewParameters(s *store.Store, r *linking.Resolver) *org.Parameters {
+	return org.NewParameters(s, org.ParametersOptions{OnChange: func(uuid.UUID) { r.InvalidateAll() }})
+}
+
+// NewTeam returns the team service over s, telling a of every member whose
+// role changed or who left.
+func NewTeam(s *store.Store, a *auth.Authenticator) *org.Team {
+	return org.NewTeam(s, org.TeamOptions{Forget: a})
+}
+
+// NewInvitations returns the invitations service over s, its tokens kept
+// encrypted under a key derived from the server secret. A member who left
+// and comes back by an invitation gets their keys back at once: a is told.
+func NewInvitations(s *store.Store, secret Secret, a *auth.Authenticator) (*org.Invitations, error) {
+	return org.NewInvitations(s, s, secret, org.InvitationsOptions{Forget: a})
+}
+
+// AppServiceDeps are the dependencies of the apps service.
+type AppServiceDeps struct {
+	fx.In
+	Config        Config
+	Store         *store.Store
+	Authenticator *auth.Authenticator
+	Resolver      *linking.Resolver
+	// Matcher is the attribution matcher of the binaries that serve the
+	// REST API (the API module provides it); nil in the others.
+	Matcher *attribution.Matcher `optional:"true"`
+}
+
+// NewAppService returns the apps service over the store, giving apps their
 // subdomains under the configuration's default link domain; deleting an app
-// drops its organization's keys from a's cache, so that its SDK keys stop
-// working at once; every app write empties r.
-func NewAppService(s *store.Store, a *auth.Authenticator, r *linking.Resolver, cfg Config) *linking.AppService {
-	svc := linking.NewAppService(s, s, a, cfg.DefaultLinkDomain, nil, nil)
-	svc.SetCache(r)
-	return svc
+// drops its organization's keys from the authenticator's cache, so that its
+// SDK keys stop working at once; every app write empties the resolver and,
+// when there is one, the matcher's cache of the organizations' apps.
+func NewAppService(d AppServiceDeps) *linking.AppService {
+	r, m := d.Resolver, d.Matcher
+	return linking.NewAppService(d.Store, d.Store, linking.AppServiceOptions{
+		DefaultLinkDomain: d.Config.DefaultLinkDomain,
+		Forget:            d.Authenticator,
+		OnAppChange: func(uuid.UUID) {
+			r.InvalidateAll()
+			if m != nil {
+				m.InvalidateAll()
+			}
+		},
+	})
 }
 
 // NewLogger returns the slog logger cfg asks for, writing to standard error.
@@ -152,7 +187,7 @@ func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions) (*store.Store, er
 // NewLimiter returns the Redis limiter when cfg names Redis and the in-process one otherwise.
 func NewLimiter(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ratelimit.Limiter, error) {
 	if cfg.Redis == "" {
-		return ratelimit.NewMemory(nil, 0), nil
+		return ratelimit.NewMemory(ratelimit.MemoryOptions{}), nil
 	}
 	r, err := ratelimit.OpenRedis(cfg.Redis)
 	if err != nil {

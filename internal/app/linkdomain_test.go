@@ -25,7 +25,7 @@ func TestLinkDomainMovesOldAddressesToShortURLBase(t *testing.T) {
 	t.Parallel()
 	s := storetest.SQLite(t)
 	ctx := t.Context()
-	o, _, err := org.NewService(s, nil, nil, nil).Create(ctx, "Acme", org.PlanFree)
+	o, _, err := org.NewService(s, org.ServiceOptions{}).Create(ctx, "Acme", org.PlanFree)
 	require.NoError(t, err)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	l := &linking.Link{ID: uuid.Must(uuid.NewV7()), OrgID: o.ID, Domain: "shop.hop.localhost", Slug: "spring-sale",
@@ -37,7 +37,8 @@ func TestLinkDomainMovesOldAddressesToShortURLBase(t *testing.T) {
 	cfg := validConfig(t)
 	cfg.ShortURLBase = "https://{domain}:8443"
 	r := linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: cfg.DefaultLinkDomain})
-	h := app.NewLinkDomain(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), r, s, app.Secret(make([]byte, 32)), nil, nil)
+	h := app.NewLinkDomain(app.LinkDomainDeps{Config: cfg, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Store: s,
+		Secret: app.Secret(make([]byte, 32)), Resolver: r})
 
 	req := httptest.NewRequest(http.MethodGet, "http://hop.localhost/spring?ref=mail", nil)
 	rec := httptest.NewRecorder()

@@ -40,26 +40,38 @@ var OAuth = fx.Module("oauth",
 	),
 )
 
-// NewOAuthServer returns the authorization server over s, its issuer and
-// resource derived from --public-url, its HMAC key from the server secret,
-// reading the account pages' sessions; it deletes expired codes and tokens
-// every OAuthCleanUpInterval while the application runs.
-func NewOAuthServer(lc fx.Lifecycle, cfg Config, s *store.Store, secret Secret, accounts *account.Service,
-	limiter ratelimit.Limiter, log *slog.Logger) (*oauth.Server, error) {
+// OAuthServerDeps are the dependencies of the authorization server.
+type OAuthServerDeps struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Config    Config
+	Log       *slog.Logger
+	Store     *store.Store
+	Secret    Secret
+	Limiter   ratelimit.Limiter
+	Accounts  *account.Service
+}
+
+// NewOAuthServer returns the authorization server over the store, its
+// issuer and resource derived from --public-url, its HMAC key from the
+// server secret, reading the account pages' sessions; it deletes expired
+// codes and tokens every OAuthCleanUpInterval while the application runs.
+func NewOAuthServer(d OAuthServerDeps) (*oauth.Server, error) {
+	cfg, log := d.Config, d.Log
 	srv, err := oauth.New(oauth.Options{
 		PublicURL: cfg.PublicURL,
-		Secret:    secret,
-		Store:     s.OAuth(nil, oauth.RefreshGracePeriod),
-		Sessions:  httpapi.NewPageSessions(accounts, accountPagesOptions(cfg, secret)),
-		Members:   accounts,
-		Limiter:   limiter,
+		Secret:    d.Secret,
+		Store:     d.Store.OAuth(nil, oauth.RefreshGracePeriod),
+		Sessions:  httpapi.NewPageSessions(d.Accounts, accountPagesOptions(cfg, d.Secret)),
+		Members:   d.Accounts,
+		Limiter:   d.Limiter,
 		ClientIP:  func(r *http.Request) netip.Addr { return httpapi.ClientIPFrom(r.Context()) },
 		Logger:    log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	runInBackground(lc, "oauth: expired token clean-up", func(ctx context.Context) error {
+	runInBackground(d.Lifecycle, "oauth: expired token clean-up", func(ctx context.Context) error {
 		t := time.NewTicker(OAuthCleanUpInterval)
 		defer t.Stop()
 		cleanUpOAuth(ctx, srv, log, t.C)
@@ -108,17 +120,30 @@ func accountPagesOptions(cfg Config, secret Secret) httpapi.AccountPagesOptions 
 // REST API.
 type AuthPages struct{ *httpapi.Pages }
 
+// AuthPagesDeps are the dependencies of hoplink-auth's pages handler.
+type AuthPagesDeps struct {
+	fx.In
+	Config   Config
+	Log      *slog.Logger
+	Store    *store.Store
+	Secret   Secret
+	Limiter  ratelimit.Limiter
+	Accounts *account.Service
+	Audit    *audit.Service
+	// Extra are the routes other modules add (the OAuth endpoints).
+	Extra APIRoutes
+}
+
 // NewAuthPages returns hoplink-auth's pages handler.
-func NewAuthPages(cfg Config, log *slog.Logger, accounts *account.Service, auditLog *audit.Service,
-	limiter ratelimit.Limiter, s *store.Store, secret Secret, extra APIRoutes) AuthPages {
+func NewAuthPages(d AuthPagesDeps) AuthPages {
 	return AuthPages{httpapi.NewPages(httpapi.PagesOptions{
-		Accounts:       accounts,
-		AccountPages:   accountPagesOptions(cfg, secret),
-		Audit:          auditLog,
-		Limiter:        limiter,
-		Ready:          s.Ping,
-		TrustedProxies: cfg.TrustedProxies,
-		Logger:         log,
-		Routes:         extra.Routes,
+		Accounts:       d.Accounts,
+		AccountPages:   accountPagesOptions(d.Config, d.Secret),
+		Audit:          d.Audit,
+		Limiter:        d.Limiter,
+		Ready:          d.Store.Ping,
+		TrustedProxies: d.Config.TrustedProxies,
+		Logger:         d.Log,
+		Routes:         d.Extra.Routes,
 	})}
 }

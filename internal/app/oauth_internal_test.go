@@ -27,7 +27,7 @@ func TestCleanUpOAuthOnEveryTick(t *testing.T) {
 	ctx := t.Context()
 	c := testkit.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	accounts, err := account.NewService(s, secret, account.Options{Clock: c.Now})
+	accounts, err := account.NewService(s, secret, account.ServiceOptions{Clock: c.Now, HashPassword: testkit.HashPassword})
 	require.NoError(t, err)
 	os := s.OAuth(c.Now, oauth.RefreshGracePeriod)
 	srv, err := oauth.New(oauth.Options{PublicURL: &url.URL{Scheme: "http", Host: "localhost:8080"}, Secret: secret, Store: os,

@@ -50,17 +50,16 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 			return nil, err
 		}
 	}
-	orgs := org.NewService(s, nil, nil, nil)
 	// set-plan suspends or restores custom domains; the servers' link caches
 	// see the change within their TTL.
-	orgs.OnPlanChange(linking.NewDomainService(s, s, linking.DomainServiceOptions{
+	domains := linking.NewDomainService(s, s, linking.DomainServiceOptions{
 		Reserved: linking.ReservedDomains{DefaultLinkDomain: cfg.DefaultLinkDomain, ServiceHosts: cfg.ServiceHosts, CNAMETarget: cfg.CNAMETarget},
-	}))
+	})
 	return &Ops{
-		Orgs:  orgs,
-		Keys:  auth.NewKeys(s, nil, nil, nil),
-		Apps:  linking.NewAppService(s, s, nil, cfg.DefaultLinkDomain, nil, nil),
-		Audit: audit.NewRecorder(s, nil),
+		Orgs:  org.NewService(s, org.ServiceOptions{PlanListener: domains}),
+		Keys:  auth.NewKeys(s, auth.KeysOptions{}),
+		Apps:  linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain}),
+		Audit: audit.NewRecorder(s, audit.RecorderOptions{}),
 		store: s,
 	}, nil
 }
@@ -71,7 +70,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 // server secret: setting a password never reads or writes the TOTP secrets
 // that key seals.
 func (o *Ops) SetPassword(ctx context.Context, email, password string) (*identity.User, error) {
-	svc, err := account.NewService(o.store, []byte(rand.Text()+rand.Text()), account.Options{})
+	svc, err := account.NewService(o.store, []byte(rand.Text()+rand.Text()), account.ServiceOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -47,20 +47,31 @@ func RedirectService() fx.Option {
 	return fx.Options(fx.Provide(func(h *httpapi.LinkDomain) Handler { return Handler{h} }, NewLinkDomain, NewClickRecorder), Server)
 }
 
-// NewLinkDomain returns the link-domain handler over r, with /readyz pinging
-// s; the server secret signs its password forms and cookies, and limiter
-// (the API's) counts password attempts.
-func NewLinkDomain(cfg Config, log *slog.Logger, r *linking.Resolver, s *store.Store, secret Secret,
-	limiter ratelimit.Limiter, clicks *analytics.Recorder) *httpapi.LinkDomain {
+// LinkDomainDeps are the dependencies of the link-domain handler.
+type LinkDomainDeps struct {
+	fx.In
+	Config   Config
+	Log      *slog.Logger
+	Store    *store.Store
+	Secret   Secret
+	Limiter  ratelimit.Limiter
+	Resolver *linking.Resolver
+	Clicks   *analytics.Recorder
+}
+
+// NewLinkDomain returns the link-domain handler over the resolver, with
+// /readyz pinging the store; the server secret signs its password forms and
+// cookies, and the limiter (the API's) counts password attempts.
+func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
-		Resolver:       r,
-		Ready:          s.Ping,
-		ShortURLBase:   cfg.ShortURLBase,
-		TrustedProxies: cfg.TrustedProxies,
-		Logger:         log,
-		Secret:         secret,
-		Limiter:        limiter,
-		OnRedirect:     httpapi.RecordClicks(clicks, params.Options{}),
+		Resolver:       d.Resolver,
+		Ready:          d.Store.Ping,
+		ShortURLBase:   d.Config.ShortURLBase,
+		TrustedProxies: d.Config.TrustedProxies,
+		Logger:         d.Log,
+		Secret:         d.Secret,
+		Limiter:        d.Limiter,
+		OnRedirect:     httpapi.RecordClicks(d.Clicks, params.Options{}),
 	})
 }
 

@@ -38,64 +38,72 @@ func NewLists(s *store.Store, orgs *org.Service, secret Secret) *attribution.Lis
 	return attribution.NewLists(s, orgs, attribution.ListsOptions{Secret: secret})
 }
 
-// NewMatcher returns the attribution matcher over s with its default model,
-// and makes apps tell it, besides r, of every app written, so that its
-// in-process cache of an organization's apps forgets them at once.
-func NewMatcher(s *store.Store, apps *linking.AppService, r *linking.Resolver) *attribution.Matcher {
-	m := attribution.NewMatcher(s, attribution.MatcherOptions{})
-	apps.SetCache(linkCaches{r, m})
-	return m
+// NewMatcher returns the attribution matcher over s with its default model.
+// The apps service of the same binary empties its in-process cache of an
+// organization's apps on every app write (NewAppService).
+func NewMatcher(s *store.Store) *attribution.Matcher {
+	return attribution.NewMatcher(s, attribution.MatcherOptions{})
 }
 
-// linkCaches tells every cache it holds.
-type linkCaches []linking.LinkCache
-
-func (c linkCaches) InvalidateLink(l *linking.Link) {
-	for _, x := range c {
-		x.InvalidateLink(l)
-	}
-}
-
-func (c linkCaches) InvalidateAll() {
-	for _, x := range c {
-		x.InvalidateAll()
-	}
+// APIDeps are the dependencies of the REST API.
+type APIDeps struct {
+	fx.In
+	Config        Config
+	Log           *slog.Logger
+	Store         *store.Store
+	Secret        Secret
+	Limiter       ratelimit.Limiter
+	Authenticator *auth.Authenticator
+	Keys          *auth.Keys
+	Orgs          *org.Service
+	Team          *org.Team
+	Invitations   *org.Invitations
+	Parameters    *org.Parameters
+	Apps          *linking.AppService
+	Links         *linking.LinkService
+	Domains       *linking.DomainService
+	Resolver      *linking.Resolver
+	Accounts      *account.Service
+	Audit         *audit.Service
+	Clicks        *analytics.Recorder
+	Matcher       *attribution.Matcher
+	Lists         *attribution.Lists
+	// Extra are the routes other modules add (the OAuth endpoints and
+	// pages, when the binary has them).
+	Extra APIRoutes
 }
 
 // NewAPI returns the /v1 API with health checks.
-func NewAPI(cfg Config, log *slog.Logger, a *auth.Authenticator, keys *auth.Keys, orgs *org.Service,
-	apps *linking.AppService, links *linking.LinkService, domains *linking.DomainService, team *org.Team, invitations *org.Invitations, parameters *org.Parameters, accounts *account.Service, auditLog *audit.Service,
-	limiter ratelimit.Limiter, s *store.Store, secret Secret, resolver *linking.Resolver, clicks *analytics.Recorder,
-	matcher *attribution.Matcher, lists *attribution.Lists, extra APIRoutes) *httpapi.API {
-	pages := accountPagesOptions(cfg, secret)
+func NewAPI(d APIDeps) *httpapi.API {
+	pages := accountPagesOptions(d.Config, d.Secret)
 	return httpapi.New(httpapi.Options{
-		Authenticator: a,
-		Keys:          keys,
-		Orgs:          orgs,
-		Apps:          apps,
-		Links:         links,
-		Domains:       domains,
-		Team:          team,
-		Invitations:   invitations,
-		Parameters:    parameters,
-		Accounts:      accounts,
-		Audit:         auditLog,
+		Authenticator: d.Authenticator,
+		Keys:          d.Keys,
+		Orgs:          d.Orgs,
+		Apps:          d.Apps,
+		Links:         d.Links,
+		Domains:       d.Domains,
+		Team:          d.Team,
+		Invitations:   d.Invitations,
+		Parameters:    d.Parameters,
+		Accounts:      d.Accounts,
+		Audit:         d.Audit,
 		AccountPages:  &pages,
 		// The SDK resolve reads through the link-domain handler's cache,
 		// builds URLs with its params options and records its clicks
 		// through the same recorder.
-		Resolver:          resolver,
-		DefaultLinkDomain: cfg.DefaultLinkDomain,
+		Resolver:          d.Resolver,
+		DefaultLinkDomain: d.Config.DefaultLinkDomain,
 		Params:            params.Options{},
-		Clicks:            clicks,
-		Attribution:       matcher,
-		Lists:             lists,
-		Limiter:           limiter,
-		Ready:             s.Ping,
-		TrustedProxies:    cfg.TrustedProxies,
-		Logger:            log,
+		Clicks:            d.Clicks,
+		Attribution:       d.Matcher,
+		Lists:             d.Lists,
+		Limiter:           d.Limiter,
+		Ready:             d.Store.Ping,
+		TrustedProxies:    d.Config.TrustedProxies,
+		Logger:            d.Log,
 		// The OAuth endpoints and pages, when the binary has them.
-		Routes: extra.Routes,
+		Routes: d.Extra.Routes,
 	})
 }
 
