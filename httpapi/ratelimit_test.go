@@ -1,17 +1,12 @@
 package httpapi_test
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -205,27 +200,15 @@ func TestRateLimits(t *testing.T) {
 	})
 }
 
-// envRedis names the variable holding the URL of the Redis server the
-// shared-limit test uses; the test is skipped when it is empty.
-const envRedis = "HOPLINK_TEST_REDIS"
-
 // TestRateLimitsSharedThroughRedis runs two API servers, as two replicas
 // would, over one store and one Redis: they share each key's allowance.
 func TestRateLimitsSharedThroughRedis(t *testing.T) {
 	t.Parallel()
-	url := os.Getenv(envRedis)
-	if url == "" {
-		t.Skip(envRedis + " is not set")
-	}
-	opt, err := redis.ParseURL(url)
-	require.NoError(t, err)
-	client := redis.NewClient(opt)
-	t.Cleanup(func() { _ = client.Close() })
-	require.NoError(t, client.Ping(context.Background()).Err())
+	client := testkit.Redis(t)
 
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := testkit.NewClock(start)
-		limiter := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: redisPrefix(t, client), Clock: c.Now})
+		limiter := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testkit.RedisPrefix(t, client, "httpapi"), Clock: c.Now})
 		one := newHarness(t, s, withClock(c), withLimiter(limiter))
 		two := newHarness(t, s, withClock(c), withLimiter(limiter))
 		o := one.newOrg(t, "Acme")
@@ -261,34 +244,4 @@ func TestRateLimitsSharedThroughRedis(t *testing.T) {
 		assertLimit(t, resp, limit-1, 60)
 		assertLimit(t, one.do(t, get), limit-2, 60)
 	})
-}
-
-// redisPrefix returns a random key prefix whose keys are deleted (SCAN and
-// DEL) when t ends.
-func redisPrefix(t testing.TB, client *redis.Client) string {
-	t.Helper()
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	prefix := "hoplink-test:httpapi:" + hex.EncodeToString(b[:]) + ":"
-	t.Cleanup(func() {
-		ctx := context.Background()
-		var cursor uint64
-		for {
-			keys, next, err := client.Scan(ctx, cursor, prefix+"*", 1000).Result()
-			if err != nil {
-				t.Errorf("scan %s*: %v", prefix, err)
-				return
-			}
-			if len(keys) > 0 {
-				if err := client.Del(ctx, keys...).Err(); err != nil {
-					t.Errorf("delete %s*: %v", prefix, err)
-					return
-				}
-			}
-			if cursor = next; cursor == 0 {
-				return
-			}
-		}
-	})
-	return prefix
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -62,12 +63,12 @@ func BenchmarkMemoryAllow(b *testing.B) {
 }
 
 func BenchmarkRedisAllow(b *testing.B) {
-	client := redisClient(b)
+	client := testkit.Redis(b)
 	ctx := context.Background()
 	rule := ratelimit.Rule{Limit: 1 << 30, Window: time.Minute}
 
 	b.Run("one hot bucket", func(b *testing.B) {
-		l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(b, client)})
+		l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testkit.RedisPrefix(b, client, "ratelimit")})
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
@@ -81,7 +82,7 @@ func BenchmarkRedisAllow(b *testing.B) {
 	b.Run("many buckets", func(b *testing.B) {
 		const buckets = 10_000
 		names := bucketNames(buckets)
-		l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(b, client)})
+		l := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testkit.RedisPrefix(b, client, "ratelimit")})
 		var next atomic.Uint64
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
@@ -23,9 +24,9 @@ func lockoutRules(key string) ratelimit.LockoutRule {
 func eachLockout(t *testing.T, body func(t *testing.T, l account.Limiter)) {
 	t.Run("memory", func(t *testing.T) { body(t, account.NewMemoryLimiter()) })
 	t.Run("redis", func(t *testing.T) {
-		client := redisClient(t)
+		client := testkit.Redis(t)
 		body(t, ratelimit.NewRedisLockout(client, lockoutRules,
-			ratelimit.RedisLockoutOptions{Prefix: testPrefix(t, client), Logger: slog.New(slog.DiscardHandler)}))
+			ratelimit.RedisLockoutOptions{Prefix: testkit.RedisPrefix(t, client, "ratelimit"), Logger: slog.New(slog.DiscardHandler)}))
 	})
 }
 

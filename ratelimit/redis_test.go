@@ -2,7 +2,6 @@ package ratelimit_test
 
 import (
 	"context"
-	"net"
 	"os"
 	"strconv"
 	"testing"
@@ -16,18 +15,8 @@ import (
 	"github.com/hoplink/hoplink/ratelimit"
 )
 
-// closedAddr returns a loopback address on which nothing listens.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 func TestRedisUnreachableIsErrUnavailable(t *testing.T) {
-	addr := closedAddr(t)
+	addr := testkit.FreeAddr(t)
 	client := redis.NewClient(&redis.Options{
 		Addr:          addr,
 		DialTimeout:   100 * time.Millisecond,
@@ -73,12 +62,12 @@ func TestOpenRedisRejectsBadURL(t *testing.T) {
 }
 
 func TestOpenRedis(t *testing.T) {
-	client := redisClient(t) // skips without a server
-	l, err := ratelimit.OpenRedis(os.Getenv(redisEnv))
+	client := testkit.Redis(t) // skips without a server
+	l, err := ratelimit.OpenRedis(os.Getenv(testkit.RedisEnv))
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, l.Close()) })
-	bucket := "test:" + testPrefix(t, client)
-	t.Cleanup(func() { deleteKeys(t, client, ratelimit.DefaultRedisPrefix+bucket) })
+	bucket := "test:" + testkit.RedisPrefix(t, client, "ratelimit")
+	t.Cleanup(func() { testkit.DeleteRedisKeys(t, client, ratelimit.DefaultRedisPrefix+bucket) })
 
 	require.NoError(t, l.Ping(context.Background()))
 	res, err := l.Allow(context.Background(), bucket, ratelimit.DefaultRule)
@@ -88,14 +77,14 @@ func TestOpenRedis(t *testing.T) {
 }
 
 func TestRedisReplicasShareAllowances(t *testing.T) {
-	client := redisClient(t)
-	prefix := testPrefix(t, client)
+	client := testkit.Redis(t)
+	prefix := testkit.RedisPrefix(t, client, "ratelimit")
 	ctx := context.Background()
 	clock := testkit.NewClock(epoch.Add(20 * time.Second))
 	rule := ratelimit.Rule{Limit: 4, Window: time.Minute}
 	a := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: prefix, Clock: clock.Now})
 	b := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: prefix, Clock: clock.Now})
-	other := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(t, client), Clock: clock.Now})
+	other := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testkit.RedisPrefix(t, client, "ratelimit"), Clock: clock.Now})
 
 	for i, l := range []ratelimit.Limiter{a, b, a, b} {
 		res, err := l.Allow(ctx, "sdk:k:203.0.113.7", rule)
@@ -112,8 +101,8 @@ func TestRedisReplicasShareAllowances(t *testing.T) {
 }
 
 func TestRedisKeys(t *testing.T) {
-	client := redisClient(t)
-	prefix := testPrefix(t, client)
+	client := testkit.Redis(t)
+	prefix := testkit.RedisPrefix(t, client, "ratelimit")
 	ctx := context.Background()
 	clock := testkit.NewClock(epoch.Add(20 * time.Second))
 	rule := ratelimit.Rule{Limit: 10, Window: time.Minute}
@@ -148,12 +137,12 @@ func TestRedisKeys(t *testing.T) {
 }
 
 func TestRedisAndMemoryAgree(t *testing.T) {
-	client := redisClient(t)
+	client := testkit.Redis(t)
 	ctx := context.Background()
 	clock := testkit.NewClock(epoch.Add(7*time.Minute + 33*time.Second + 123*time.Millisecond))
 	rule := ratelimit.Rule{Limit: 3, Window: 30 * time.Second}
 	mem := ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock.Now})
-	red := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testPrefix(t, client), Clock: clock.Now})
+	red := ratelimit.NewRedis(client, ratelimit.RedisOptions{Prefix: testkit.RedisPrefix(t, client, "ratelimit"), Clock: clock.Now})
 
 	for range 3 {
 		for range rule.Limit + 2 {

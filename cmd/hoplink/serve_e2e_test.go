@@ -22,6 +22,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/internal/testkit"
 )
 
 // processLimit bounds every wait on the hoplink process (its start, its
@@ -300,22 +302,12 @@ type server struct {
 	waitErr        error // set before exited is closed
 }
 
-// freeAddr returns a loopback address with a port that was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 // startServe starts `hoplink serve` on a free port with args and returns once
 // GET /healthz answers 200.
 func startServe(t *testing.T, bin string, args ...string) *server {
 	t.Helper()
 	srv := &server{
-		addr:   freeAddr(t),
+		addr:   testkit.FreeAddr(t),
 		dir:    t.TempDir(),
 		stdout: newOutput(),
 		stderr: newOutput(),
