@@ -186,3 +186,23 @@ func BenchmarkMaxMindLocate(b *testing.B) {
 		})
 	}
 }
+
+func TestMaxMindCloseWhileLocating(t *testing.T) {
+	m, err := geo.OpenMaxMind(writeMMDB(t, "GeoIP2-City", 6, cityNetworks))
+	require.NoError(t, err)
+	ip := netip.MustParseAddr("81.2.69.142")
+	done := make(chan geo.Location)
+	for range 4 {
+		go func() {
+			var last geo.Location
+			for range 2000 {
+				last = m.Locate(ip)
+			}
+			done <- last
+		}()
+	}
+	require.NoError(t, m.Close())
+	for range 4 {
+		assert.Equal(t, "GB", (<-done).Country, "a lookup racing Close answers the database or the built-in country")
+	}
+}
