@@ -59,6 +59,7 @@ var leafImports = map[string][]string{
 	"apitype":         {"errcode"},
 	"params":          {"errcode"},
 	"ratelimit":       {"errcode", "errcode/httperr"},
+	"geo":             nil,
 }
 
 func allowed(pkg string, list []string) bool {
