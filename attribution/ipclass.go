@@ -23,8 +23,9 @@ const (
 )
 
 // CGNATMinDevices is how many distinct devices (distinct user agent and
-// Accept-Language pairs among the app's clicks of the last
-// ProbabilisticWindow) behind one IPv4 address make it carrier-grade NAT.
+// Accept-Language pairs among the clicks of all the organization's apps in
+// the last ProbabilisticWindow) behind one IPv4 address make it
+// carrier-grade NAT.
 // A household rarely has five devices clicking one app's links in a day; a
 // carrier or office NAT has many.
 const CGNATMinDevices = 5
