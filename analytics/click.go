@@ -66,6 +66,14 @@ type Click struct {
 	// IP is the client's address as text. It is stored for attribution and
 	// never logged.
 	IP string
+	// Country is the ISO 3166-1 alpha-2 code of IP's country ("US"), Region
+	// the ISO 3166-2 subdivision code without the country ("CA"), City its
+	// English name; empty when unknown. The recorder fills them from IP
+	// with its Locator (RecorderOptions.Locator) when Country is empty;
+	// Region and City need a MaxMind-format database (--geoip-db).
+	Country string
+	Region  string
+	City    string
 	// IPKey is the IPv4 address, or the IPv6 /64 prefix ("2001:db8:1:2::/64"),
 	// that attribution looks clicks up by. Normalize derives it from IP when
 	// empty.
@@ -129,6 +137,9 @@ func (c *Click) Normalize() {
 		{&c.InAppBrowser, MaxText},
 		{&c.IP, MaxText},
 		{&c.IPKey, MaxText},
+		{&c.Country, MaxText},
+		{&c.Region, MaxText},
+		{&c.City, MaxText},
 		{&c.UTMSource, MaxText},
 		{&c.UTMMedium, MaxText},
 		{&c.UTMCampaign, MaxText},

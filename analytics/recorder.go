@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/geo"
 )
 
 // Clock is the time and the timers the recorder uses. Tests pass a fake
@@ -64,6 +67,10 @@ type RecorderOptions struct {
 	// only counted (Click.CountOnly); see the package doc. Nil stores every
 	// click.
 	Allowance *Allowance
+	// Locator fills each click's Country, Region and City from its IP when
+	// Country is empty, in the writer, off the request's path. Nil is
+	// geo.Builtin(): countries only.
+	Locator geo.Locator
 	// Logger receives flush failures and drops; it never sees an IP or a
 	// user agent. slog.Default() when nil.
 	Logger *slog.Logger
@@ -163,6 +170,9 @@ func NewRecorder(store Store, opts RecorderOptions) *Recorder {
 	}
 	if opts.Clock == nil {
 		opts.Clock = SystemClock{}
+	}
+	if opts.Locator == nil {
+		opts.Locator = geo.Builtin()
 	}
 	return &Recorder{
 		store: store,
@@ -330,6 +340,7 @@ func (r *Recorder) flush(ctx context.Context, batch []Click, timeout time.Durati
 		if batch[i].ID == uuid.Nil {
 			batch[i].ID = uuid.Must(uuid.NewV7())
 		}
+		locate(&batch[i], r.opts.Locator)
 		batch[i].Normalize()
 		n := uint64(batch[i].Clicks())
 		clicks += n
@@ -365,6 +376,20 @@ func (r *Recorder) flush(ctx context.Context, batch []Click, timeout time.Durati
 		}
 		backoff *= 2
 	}
+}
+
+// locate fills c's location from its IP with l, unless c has a country
+// already or is only counted (it gets no row).
+func locate(c *Click, l geo.Locator) {
+	if c.Country != "" || c.CountOnly {
+		return
+	}
+	ip, err := netip.ParseAddr(c.IP)
+	if err != nil {
+		return
+	}
+	loc := l.Locate(ip)
+	c.Country, c.Region, c.City = loc.Country, loc.Region, loc.City
 }
 
 func (r *Recorder) insert(ctx context.Context, batch []Click, timeout time.Duration) (int, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/geo"
 )
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -176,4 +178,55 @@ func TestRecorderShutdownTimeoutDrops(t *testing.T) {
 	st := r.Stats()
 	assert.Equal(t, uint64(1), st.Failed)
 	assert.Zero(t, st.Written)
+}
+
+// stubLocator answers one location for every address, and records them.
+type stubLocator struct {
+	mu   sync.Mutex
+	seen []netip.Addr
+}
+
+func (l *stubLocator) Locate(ip netip.Addr) geo.Location {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, ip)
+	return geo.Location{Country: "NZ", Region: "AUK", City: "Auckland"}
+}
+
+// The writer fills a click's location from its IP with the recorder's
+// Locator, keeps a location the click brought, and leaves an address that
+// does not parse without one.
+func TestRecorderLocatesClicks(t *testing.T) {
+	s, loc := newFakeStore(), &stubLocator{}
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{Clock: newFakeClock(), Logger: quiet, Locator: loc})
+	stop := start(r)
+	orgID := uuid.New()
+	located := click(orgID)
+	located.Country = "FR"
+	bad := click(orgID)
+	bad.IP = "not an address"
+	for _, c := range []analytics.Click{click(orgID), located, bad} {
+		require.True(t, r.Record(c))
+	}
+	stop()
+	got := s.clicks()
+	require.Len(t, got, 3)
+	assert.Equal(t, []string{"NZ", "AUK", "Auckland"}, []string{got[0].Country, got[0].Region, got[0].City})
+	assert.Equal(t, []string{"FR", "", ""}, []string{got[1].Country, got[1].Region, got[1].City})
+	assert.Empty(t, got[2].Country+got[2].Region+got[2].City)
+	assert.Equal(t, []netip.Addr{netip.MustParseAddr("203.0.113.7")}, loc.seen, "only the click without a country is looked up")
+}
+
+// Without a Locator the recorder uses the built-in country table.
+func TestRecorderLocatesCountriesByDefault(t *testing.T) {
+	s := newFakeStore()
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{Clock: newFakeClock(), Logger: quiet})
+	stop := start(r)
+	c := click(uuid.New())
+	c.IP = "8.8.8.8"
+	require.True(t, r.Record(c))
+	stop()
+	require.Len(t, s.clicks(), 1)
+	assert.Equal(t, "US", s.clicks()[0].Country)
+	assert.Empty(t, s.clicks()[0].City, "the built-in table knows countries only")
 }

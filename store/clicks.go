@@ -39,6 +39,9 @@ type clickRow struct {
 	InAppBrowser     string     `bun:"in_app_browser"`
 	IP               string     `bun:"ip"`
 	IPKey            string     `bun:"ip_key"`
+	Country          string     `bun:"country"`
+	Region           string     `bun:"region"`
+	City             string     `bun:"city"`
 	UserAgent        string     `bun:"user_agent"`
 	AcceptLanguage   string     `bun:"accept_language"`
 	Referer          string     `bun:"referer"`
@@ -70,7 +73,7 @@ func fromClick(c analytics.Click) clickRow {
 		ID: c.ID, OrgID: c.OrgID, LinkID: c.LinkID, AppID: c.AppID, Domain: c.Domain, Slug: c.Slug,
 		OccurredAt: c.OccurredAt, Source: string(c.Source), Platform: c.Platform, OS: c.OS,
 		OSVersion: c.OSVersion, DeviceModel: c.DeviceModel, Browser: c.Browser, InAppBrowser: c.InAppBrowser,
-		IP: c.IP, IPKey: c.IPKey, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, Referer: c.Referer,
+		IP: c.IP, IPKey: c.IPKey, Country: c.Country, Region: c.Region, City: c.City, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, Referer: c.Referer,
 		UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign, UTMTerm: c.UTMTerm,
 		UTMContent: c.UTMContent, TapID: c.TapID,
 	}

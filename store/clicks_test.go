@@ -26,7 +26,7 @@ func newClick(l *linking.Link, at time.Time) analytics.Click {
 		Platform: "ios", OS: "iOS", OSVersion: "18.6", DeviceModel: "iPhone", Browser: "Safari",
 		IP: "203.0.113.7", UserAgent: "Mozilla/5.0 (iPhone)", AcceptLanguage: "en-GB,en;q=0.9",
 		Referer: "https://news.example/", UTMSource: "newsletter", UTMMedium: "email", UTMCampaign: "spring",
-		UTMTerm: "shoes", UTMContent: "hero",
+		UTMTerm: "shoes", UTMContent: "hero", Country: "GB", Region: "ENG", City: "London",
 	}
 }
 
@@ -39,6 +39,9 @@ type clickRow struct {
 	Source         string     `bun:"source"`
 	IP             string     `bun:"ip"`
 	IPKey          string     `bun:"ip_key"`
+	Country        string     `bun:"country"`
+	Region         string     `bun:"region"`
+	City           string     `bun:"city"`
 	UserAgent      string     `bun:"user_agent"`
 	AcceptLanguage string     `bun:"accept_language"`
 	UTMContent     string     `bun:"utm_content"`
@@ -49,7 +52,7 @@ func clickRows(t *testing.T, s *store.Store, where string, args ...any) []clickR
 	t.Helper()
 	var rows []clickRow
 	require.NoError(t, s.DB().NewSelect().Table("clicks").Column("id", "org_id", "link_id", "app_id", "occurred_at",
-		"source", "ip", "ip_key", "user_agent", "accept_language", "utm_content", "tap_id").
+		"source", "ip", "ip_key", "country", "region", "city", "user_agent", "accept_language", "utm_content", "tap_id").
 		Where(where, args...).OrderExpr("occurred_at, id").Scan(t.Context(), &rows))
 	return rows
 }
@@ -125,8 +128,10 @@ func TestInsertClicksBatch(t *testing.T) {
 		assert.Equal(t, "203.0.113.7", first.IP)
 		assert.Equal(t, "203.0.113.7", first.IPKey)
 		assert.Equal(t, "hero", first.UTMContent)
+		assert.Equal(t, []string{"GB", "ENG", "London"}, []string{first.Country, first.Region, first.City})
 		assert.Nil(t, first.TapID)
 		assert.Nil(t, rows[1].AppID)
+		assert.Equal(t, "GB", rows[1].Country, "a repeated value is bound once and kept for the next rows")
 
 		last := rows[300]
 		assert.Equal(t, strings.Repeat("é", 256), last.UserAgent, "cut to 512 bytes on a rune boundary")
@@ -366,6 +371,9 @@ type fullClickRow struct {
 	UTMContent       string     `bun:"utm_content"`
 	TapID            *uuid.UUID `bun:"tap_id"`
 	ClaimedByInstall *uuid.UUID `bun:"claimed_by_install"`
+	Country          string     `bun:"country"`
+	Region           string     `bun:"region"`
+	City             string     `bun:"city"`
 }
 
 // Every value is stored as given (after Click.Normalize), whatever it
@@ -389,7 +397,7 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 			IP: "2001:db8:1:2::7", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
 			AcceptLanguage: "fr-CH, fr;q=0.9", Referer: `https://news.example/a?b='c'&d=\x`,
 			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "a\x00b", UTMContent: "\\'",
-			TapID: &tap,
+			TapID: &tap, Country: "CH", Region: "ZH", City: "Zürich 'Kreis' 1",
 		}
 		n, err := s.InsertClicks(ctx, []analytics.Click{cl})
 		require.NoError(t, err)
@@ -405,7 +413,7 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 			IP: "2001:db8:1:2::7", IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
 			AcceptLanguage: "fr-CH, fr;q=0.9", Referer: `https://news.example/a?b='c'&d=\x`,
 			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
-			TapID: &tap,
+			TapID: &tap, Country: "CH", Region: "ZH", City: "Zürich 'Kreis' 1",
 		}, got)
 		assert.True(t, tableExists(t, s, "clicks"))
 
@@ -452,6 +460,7 @@ func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
 		b.Browser, b.InAppBrowser, b.IP, b.UserAgent, b.AcceptLanguage = "Chrome", "Instagram", "2001:db8::1", "Mozilla/5.0 (Linux; Android 15)", "de"
 		b.Referer, b.UTMSource, b.UTMMedium, b.UTMCampaign, b.UTMTerm, b.UTMContent = "", "", "cpc", "", "boots", ""
 		b.TapID = &tap
+		b.Country, b.Region, b.City = "DE", "", ""
 		a2 := a
 		a2.ID, a2.OccurredAt = uuid.Must(uuid.NewV7()), c.next()
 		a3 := a2
@@ -472,8 +481,60 @@ func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
 				OSVersion: w.OSVersion, DeviceModel: w.DeviceModel, Browser: w.Browser, InAppBrowser: w.InAppBrowser,
 				IP: w.IP, IPKey: w.IPKey, UserAgent: w.UserAgent, AcceptLanguage: w.AcceptLanguage, Referer: w.Referer,
 				UTMSource: w.UTMSource, UTMMedium: w.UTMMedium, UTMCampaign: w.UTMCampaign, UTMTerm: w.UTMTerm,
-				UTMContent: w.UTMContent, TapID: w.TapID,
+				UTMContent: w.UTMContent, TapID: w.TapID, Country: w.Country, Region: w.Region, City: w.City,
 			}, func() fullClickRow { got.OccurredAt = got.OccurredAt.UTC(); return got }(), "click %s", want.ID)
 		}
+	})
+}
+
+// The click location migration adds country, region and city to a
+// database that has clicks already: each existing click gets the country of
+// its stored IP (none for a private address), region and city stay empty,
+// and the migration rolls back on its own and applies again.
+func TestClickLocationMigrationOnAPopulatedDatabase(t *testing.T) {
+	t.Parallel()
+	eachEmptyDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		migrateTo(t, s, "20261124000011_link_move_choices")
+		o := createOrg(t, s, c, "acme")
+		l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring"))
+
+		ips := map[string]string{"8.8.8.8": "US", "10.1.2.3": "", "2001:4860:4860::8888": "US", "not an ip": ""}
+		ids := map[uuid.UUID]string{}
+		for ip, country := range ips {
+			id := uuid.Must(uuid.NewV7())
+			ids[id] = country
+			row := map[string]any{"id": id, "org_id": o.ID, "link_id": l.ID, "occurred_at": c.next()}
+			for _, col := range []string{"domain", "slug", "source", "platform", "os", "os_version", "device_model",
+				"browser", "in_app_browser", "ip_key", "user_agent", "accept_language", "referer", "utm_source",
+				"utm_medium", "utm_campaign", "utm_term", "utm_content"} {
+				row[col] = ""
+			}
+			row["ip"] = ip
+			_, err := s.DB().NewInsert().Table("clicks").Model(&row).Exec(ctx)
+			require.NoError(t, err)
+		}
+
+		require.NoError(t, s.Migrate(ctx))
+		type located struct {
+			ID      uuid.UUID `bun:"id"`
+			Country string    `bun:"country"`
+			Region  string    `bun:"region"`
+			City    string    `bun:"city"`
+		}
+		var rows []located
+		require.NoError(t, s.DB().NewSelect().Table("clicks").Column("id", "country", "region", "city").Scan(ctx, &rows))
+		require.Len(t, rows, len(ips))
+		for _, r := range rows {
+			assert.Equal(t, ids[r.ID], r.Country, "click %s", r.ID)
+			assert.Empty(t, r.Region+r.City)
+		}
+
+		require.NoError(t, s.Rollback(ctx))
+		for _, col := range []string{"country", "region", "city"} {
+			assert.False(t, columnExists(t, s, "clicks", col), "%s after the rollback", col)
+		}
+		require.NoError(t, s.Migrate(ctx))
+		assert.True(t, columnExists(t, s, "clicks", "country"))
 	})
 }

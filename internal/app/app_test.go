@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/fx"
 
+	"github.com/hoplink/hoplink/geo"
 	"github.com/hoplink/hoplink/internal/app"
 )
 
@@ -108,4 +110,25 @@ func TestAppWritesReachTheMatcher(t *testing.T) {
 			assert.Equal(t, tt.wantMatcher, deps.Matcher != nil)
 		})
 	}
+}
+
+// --geoip-db names the database that locates clicks: a file that is not a
+// MaxMind-format database fails the start with the flag's name, and
+// without it clicks are located by the built-in country table.
+func TestGeoIPDatabase(t *testing.T) {
+	t.Run("a file that does not open fails the start", func(t *testing.T) {
+		cfg := validConfig(t)
+		cfg.GeoIPDB = filepath.Join(t.TempDir(), "missing.mmdb")
+		a := fx.New(app.Options(cfg, app.StoreOptions{Migrate: true}, app.RedirectService(), fx.NopLogger))
+		require.Error(t, a.Err())
+		assert.Contains(t, a.Err().Error(), "--geoip-db")
+	})
+	t.Run("none locates countries", func(t *testing.T) {
+		var loc geo.Locator
+		a := fx.New(app.Options(validConfig(t), app.StoreOptions{Migrate: true}, app.RedirectService(),
+			fx.NopLogger, fx.Populate(&loc)))
+		require.NoError(t, a.Err())
+		got := loc.Locate(netip.MustParseAddr("8.8.8.8"))
+		assert.Equal(t, geo.Location{Country: "US"}, got)
+	})
 }

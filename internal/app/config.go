@@ -37,6 +37,9 @@ type Config struct {
 	DNSServer string
 	// CNAMETarget is the CNAME a custom domain must point at.
 	CNAMETarget string
+	// GeoIPDB is a MaxMind-format database that gives clicks a region and
+	// city; empty locates countries only, from the built-in table.
+	GeoIPDB string
 	// SecretFile holds the server secret; empty means hoplink.secret beside a SQLite database.
 	SecretFile string
 	// LogLevel and LogFormat ("text" or "json") configure slog.
@@ -81,6 +84,8 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "the CNAME a custom domain must point at (default cname. plus the default link domain)"},
 		&cli.StringFlag{Name: "secret-file", EnvVars: []string{"HOPLINK_SECRET_FILE"},
 			Usage: "file holding the server secret (32+ random bytes); default hoplink.secret beside a SQLite database, created on first start; required with PostgreSQL"},
+		&cli.StringFlag{Name: "geoip-db", EnvVars: []string{"HOPLINK_GEOIP_DB"},
+			Usage: "MaxMind-format database (GeoIP2 or GeoLite2 City) for the region and city of clicks; the country needs none (default none)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
 	}
@@ -97,6 +102,7 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		DNSServer:         c.String("dns-server"),
 		CNAMETarget:       c.String("cname-target"),
 		SecretFile:        c.String("secret-file"),
+		GeoIPDB:           c.String("geoip-db"),
 		LogFormat:         c.String("log-format"),
 	}
 	var errs []error

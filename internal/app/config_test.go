@@ -125,6 +125,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"--dns-server", "1.1.1.1:53",
 				"--cname-target", "edge.example.net",
 				"--secret-file", "/etc/hoplink/secret",
+				"--geoip-db", "/var/lib/geoip/city.mmdb",
 				"--log-level", "debug",
 				"--log-format", "json",
 			},
@@ -140,6 +141,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, "1.1.1.1:53", cfg.DNSServer)
 				assert.Equal(t, "edge.example.net", cfg.CNAMETarget)
 				assert.Equal(t, "/etc/hoplink/secret", cfg.SecretFile)
+				assert.Equal(t, "/var/lib/geoip/city.mmdb", cfg.GeoIPDB)
 				assert.Equal(t, slog.LevelDebug, cfg.LogLevel)
 				assert.Equal(t, "json", cfg.LogFormat)
 			},
@@ -158,6 +160,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"HOPLINK_DNS_SERVER":          "9.9.9.9:53",
 				"HOPLINK_CNAME_TARGET":        "cname.example.net",
 				"HOPLINK_SECRET_FILE":         "/run/secrets/hoplink",
+				"HOPLINK_GEOIP_DB":            "/srv/geo.mmdb",
 				"HOPLINK_LOG_LEVEL":           "warn",
 				"HOPLINK_LOG_FORMAT":          "json",
 			},
@@ -173,6 +176,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, "9.9.9.9:53", cfg.DNSServer)
 				assert.Equal(t, "cname.example.net", cfg.CNAMETarget)
 				assert.Equal(t, "/run/secrets/hoplink", cfg.SecretFile)
+				assert.Equal(t, "/srv/geo.mmdb", cfg.GeoIPDB)
 				assert.Equal(t, slog.LevelWarn, cfg.LogLevel)
 				assert.Equal(t, "json", cfg.LogFormat)
 			},

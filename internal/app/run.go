@@ -13,6 +13,7 @@ import (
 	"go.uber.org/fx/fxevent"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/geo"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
@@ -102,9 +103,9 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 // allowances, and runs it while the application runs. It stops after the
 // HTTP server (fx stops in reverse order), so the clicks of the last
 // requests are written before the process exits.
-func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analytics.Recorder {
+func NewClickRecorder(lc fx.Lifecycle, s *store.Store, locator geo.Locator, log *slog.Logger) *analytics.Recorder {
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
-	rec := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: allowance, Logger: log})
+	rec := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log})
 	runInBackground(lc, "click recorder", func(ctx context.Context) error {
 		go reportOverflow(ctx, rec, log, 10*time.Second)
 		err := rec.Run(ctx)
@@ -112,6 +113,22 @@ func NewClickRecorder(lc fx.Lifecycle, s *store.Store, log *slog.Logger) *analyt
 		return err
 	})
 	return rec
+}
+
+// NewLocator returns what locates clicks: the MaxMind-format database of
+// --geoip-db, opened at start (a file that does not open fails the start)
+// and closed on stop, or the built-in country table.
+func NewLocator(lc fx.Lifecycle, cfg Config, log *slog.Logger) (geo.Locator, error) {
+	if cfg.GeoIPDB == "" {
+		return geo.Builtin(), nil
+	}
+	db, err := geo.OpenMaxMind(cfg.GeoIPDB)
+	if err != nil {
+		return nil, fmt.Errorf("--geoip-db: %w", err)
+	}
+	log.Info("locating clicks with a MaxMind-format database", "path", cfg.GeoIPDB)
+	lc.Append(fx.StopHook(db.Close))
+	return db, nil
 }
 
 // AuthService is the OAuth and MCP binary: the service routes (/mcp) in

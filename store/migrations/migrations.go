@@ -11,7 +11,8 @@
 // (directly or through a parent row) with ON DELETE CASCADE, so that deleting
 // an organization deletes everything it owns (see the store package doc).
 //
-// This package imports bun, uuid and the standard library; only store imports it.
+// This package imports bun, uuid, geo (to derive what a new column holds for
+// existing rows) and the standard library; only store imports it.
 package migrations
 
 import "github.com/uptrace/bun/migrate"
