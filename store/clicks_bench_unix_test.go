@@ -63,19 +63,22 @@ func BenchmarkInsertClicksFile(b *testing.B) {
 	}
 	b.Run("schema", func(b *testing.B) { run(b, "") })
 	b.Run("bare-table", func(b *testing.B) { run(b, bare) })
-	b.Run("segment-row", func(b *testing.B) { benchSegmentRow(b, false) })
-	b.Run("segment-row-write-only", func(b *testing.B) { benchSegmentRow(b, true) })
+	b.Run("segment-row", func(b *testing.B) { benchSegmentRow(b, json.Marshal, false) })
+	b.Run("segment-row-write-only", func(b *testing.B) { benchSegmentRow(b, json.Marshal, true) })
+	b.Run("segment-row-columnar", func(b *testing.B) {
+		benchSegmentRow(b, func(v any) ([]byte, error) { return analytics.EncodeSegment(nil, v.([]analytics.Click)) }, false)
+	})
 }
 
 // benchSegmentRow is the batch-per-row design issue 15 weighs: a batch of
-// 500 clicks is encoded as one JSON payload (a generous stand-in for a
-// columnar encoding) and written as one row of a table keyed by
+// 500 clicks is encoded as one payload (JSON, or analytics.EncodeSegment's
+// columnar segment) and written as one row of a table keyed by
 // (org_id, id), with the organization's monthly counter bumped in the same
 // transaction, as InsertClicks does. Its CPU time per click is what storing
 // every click would cost if nothing else were written per click. With
 // writeOnly the payload is encoded once, before the loop, so that the
 // figure is the database's share alone.
-func benchSegmentRow(b *testing.B, writeOnly bool) {
+func benchSegmentRow(b *testing.B, encode func(any) ([]byte, error), writeOnly bool) {
 	ctx, c := b.Context(), newClock()
 	s, err := store.Open(ctx, filepath.Join(b.TempDir(), "bench.db"))
 	require.NoError(b, err)
@@ -94,7 +97,7 @@ func benchSegmentRow(b *testing.B, writeOnly bool) {
 			batch[i].Browser, batch[i].UserAgent = "Chrome", benchDesktopUA
 			batch[i].Normalize()
 		}
-		payload, err := json.Marshal(batch)
+		payload, err := encode(batch)
 		require.NoError(b, err)
 		return payload
 	}
