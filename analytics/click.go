@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -81,6 +82,10 @@ type Click struct {
 	UserAgent      string
 	AcceptLanguage string
 	Referer        string
+	// RefererHost is the host of Referer as RefererHost returns it, the
+	// value the analytics breakdown by referer_host reads. Normalize
+	// derives it from Referer when empty.
+	RefererHost string
 	// UTM values of the final URL for a web destination, of the tap
 	// otherwise (SPEC.md, UTM rule 4).
 	UTMSource   string
@@ -151,6 +156,32 @@ func (c *Click) Normalize() {
 	if c.IPKey == "" {
 		c.IPKey = IPKey(c.IP)
 	}
+	if c.RefererHost == "" {
+		c.RefererHost = RefererHost(c.Referer)
+	} else {
+		c.RefererHost = cleanText(c.RefererHost, MaxText)
+	}
+}
+
+// RefererHost returns the host of referer, an absolute URL: lower case,
+// without a port, an IPv6 address without its brackets, and a leading
+// "www." kept (www.example.com and example.com may be different sites, and
+// the breakdown shows what the visitor's browser sent). It returns "" when
+// referer is empty, not an absolute URL with a host, or a host longer than
+// MaxText bytes.
+func RefererHost(referer string) string {
+	if referer == "" {
+		return ""
+	}
+	u, err := url.Parse(referer)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if len(h) > MaxText || !utf8.ValidString(h) {
+		return ""
+	}
+	return h
 }
 
 // cleanText returns s as valid UTF-8 without NUL bytes, at most max bytes

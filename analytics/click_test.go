@@ -46,3 +46,26 @@ func TestNormalize(t *testing.T) {
 	c.Normalize()
 	assert.Equal(t, "given", c.IPKey, "an IPKey set by the caller is kept")
 }
+
+func TestRefererHost(t *testing.T) {
+	for _, tc := range []struct{ name, referer, want string }{
+		{"the host of a URL", "https://news.example/a/b?c=d", "news.example"},
+		{"lower case", "https://News.EXAMPLE/", "news.example"},
+		{"without the port", "http://news.example:8080/", "news.example"},
+		{"www. is kept", "https://www.example.com/", "www.example.com"},
+		{"an IPv6 host without brackets", "http://[2001:db8::1]:80/", "2001:db8::1"},
+		{"the trailing dot of a full name is dropped", "https://news.example./", "news.example"},
+		{"an app referer keeps its host", "android-app://com.google.android.gm/", "com.google.android.gm"},
+		{"a relative reference has none", "/path", ""},
+		{"not a URL", "%zz", ""},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, analytics.RefererHost(tc.referer)) })
+	}
+}
+
+func TestNormalizeDerivesRefererHost(t *testing.T) {
+	c := analytics.Click{Referer: "https://Mail.Example:443/inbox"}
+	c.Normalize()
+	assert.Equal(t, "mail.example", c.RefererHost)
+}

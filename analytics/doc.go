@@ -56,6 +56,18 @@
 // A tap id counted only is not deduplicated (there is no row to collide
 // with).
 //
+// # Queries
+//
+// Queries answers the click analytics of issue 15, a time series and a
+// breakdown, for the REST handlers and the MCP tool alike, over a
+// QueryStore that package store implements with SQL over the clicks.
+// The store counts clicks per UTC quarter hour (Slot) and Queries places
+// the quarter hours in local buckets (Buckets, BucketIndex), so that
+// every zone and daylight saving change is exact. Installs are counted
+// with the click they were attributed to. Clicks counted but not stored
+// are kept per organization and quarter hour and reported as
+// unstored_clicks.
+//
 // Package analytics imports neither store, httpapi, bun, fx nor net/http;
 // package store implements its Store and UsageStore interfaces.
 package analytics

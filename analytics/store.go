@@ -15,7 +15,10 @@ type Store interface {
 	// organization already has (and a click whose link or organization no
 	// longer exists), and adds to each organization's counter for the
 	// billing month of each click the clicks inserted plus the CountOnly
-	// ones (each counting Click.Clicks()). It returns how many rows it inserted. Clicks must be normalized
+	// ones (each counting Click.Clicks()), and adds the CountOnly ones to
+	// the organization's unstored clicks of their quarter hour (SlotOf),
+	// which QueryStore.UnstoredClicks reads. It returns how many rows it
+	// inserted. Clicks must be normalized
 	// (Click.Normalize) and have ids. On error nothing is written; the
 	// error wraps errcode.ErrUnavailable when the database cannot be
 	// reached.

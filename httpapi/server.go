@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
@@ -68,6 +69,9 @@ type Options struct {
 	Attribution *attribution.Matcher
 	// Lists serves GET /v1/installs and GET /v1/attribution/attempts.
 	Lists *attribution.Lists
+	// Analytics serves GET /v1/analytics/timeseries and GET
+	// /v1/analytics/breakdown; nil serves neither.
+	Analytics *analytics.Queries
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -153,6 +157,9 @@ func New(opts Options) *API {
 	}
 	if opts.Lists != nil {
 		a.listRoutes(v1)
+	}
+	if opts.Analytics != nil {
+		a.analyticsRoutes(v1)
 	}
 	return a
 }

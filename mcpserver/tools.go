@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/apitype"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
@@ -286,6 +287,85 @@ type listAttemptsArgs struct {
 	Matched *bool `json:"matched"`
 }
 
+// analyticsArgs are get_analytics' arguments: the kind of query and the
+// parameters of GET /v1/analytics/timeseries or /breakdown.
+type analyticsArgs struct {
+	orgArg
+	Kind        string  `json:"kind"`
+	Interval    *string `json:"interval"`
+	Timezone    *string `json:"timezone"`
+	By          *string `json:"by"`
+	Limit       *int    `json:"limit"`
+	From        *string `json:"from"`
+	To          *string `json:"to"`
+	LinkID      *string `json:"link_id"`
+	AppID       *string `json:"app_id"`
+	Domain      *string `json:"domain"`
+	Tag         *string `json:"tag"`
+	Source      *string `json:"source"`
+	Platform    *string `json:"platform"`
+	Country     *string `json:"country"`
+	UTMSource   *string `json:"utm_source"`
+	UTMMedium   *string `json:"utm_medium"`
+	UTMCampaign *string `json:"utm_campaign"`
+}
+
+// run calls the query of a.Kind, as its REST twin would with the same
+// parameters: an argument of the other kind is refused as an unknown
+// query parameter is.
+func (a *analyticsArgs) run(ctx context.Context, q *analytics.Queries, p *auth.Principal) (any, error) {
+	params := analytics.Params{From: a.From, To: a.To, LinkID: a.LinkID, AppID: a.AppID, Domain: a.Domain,
+		Tag: a.Tag, Source: a.Source, Platform: a.Platform, Country: a.Country, UTMSource: a.UTMSource,
+		UTMMedium: a.UTMMedium, UTMCampaign: a.UTMCampaign}
+	other := func(kind string, args map[string]bool) {
+		for _, name := range []string{"interval", "timezone", "by", "limit"} {
+			if args[name] {
+				params.Invalid = append(params.Invalid, errcode.FieldError{Field: name,
+					Message: "is not an argument of kind " + kind})
+			}
+		}
+	}
+	switch a.Kind {
+	case "timeseries":
+		other("timeseries", map[string]bool{"by": a.By != nil, "limit": a.Limit != nil})
+		return q.TimeSeries(ctx, p, analytics.TimeSeriesQuery{Params: params, Interval: a.Interval, Timezone: a.Timezone})
+	case "breakdown":
+		other("breakdown", map[string]bool{"interval": a.Interval != nil, "timezone": a.Timezone != nil})
+		bq := analytics.BreakdownQuery{Params: params, By: a.By}
+		if a.Limit != nil {
+			limit := strconv.Itoa(*a.Limit)
+			bq.Limit = &limit
+		}
+		return q.Breakdown(ctx, p, bq)
+	}
+	return nil, errcode.Field("kind", `must be "timeseries" or "breakdown"`)
+}
+
+// analyticsDocs describes get_analytics' arguments.
+var analyticsDocs = map[string]string{
+	"org":  orgDoc,
+	"kind": `"timeseries" for clicks and installs per bucket of time, "breakdown" for them per value of a dimension.`,
+	"interval": "timeseries only: the bucket length, hour, day, week or month; day when omitted. Days start at " +
+		"local midnight of timezone, weeks on Monday.",
+	"timezone": "timeseries only: the IANA time zone of the buckets, such as Europe/Berlin; UTC when omitted.",
+	"by": "breakdown only, required: link, app, domain, source, platform, os, os_version, browser, device_model, " +
+		"in_app_browser, country, referer_host, utm_source, utm_medium, utm_campaign, utm_term or utm_content.",
+	"limit": "breakdown only: how many values to return, 1 to 100; 10 when omitted. The rest is summed in other.",
+	"from": "Inclusive start, an RFC 3339 instant with an offset; 30 days before to when omitted (Free plans " +
+		"read the last 30 days only).",
+	"to":           "Exclusive end, an RFC 3339 instant with an offset, after from; now when omitted.",
+	"link_id":      "Count only clicks of this link (its id).",
+	"app_id":       "Count only clicks of links of this app (its id).",
+	"domain":       "Count only clicks on this link domain.",
+	"tag":          "Count only clicks of links that carry this tag.",
+	"source":       "Count only redirects (redirect) or SDK resolves (app_open).",
+	"platform":     "Count only clicks from ios, android, desktop or unknown.",
+	"country":      "Count only clicks from this country, an ISO 3166-1 alpha-2 code in upper case (US).",
+	"utm_source":   "Count only clicks with this utm_source.",
+	"utm_medium":   "Count only clicks with this utm_medium.",
+	"utm_campaign": "Count only clicks with this utm_campaign.",
+}
+
 type orgsArgs struct {
 	orgArg
 }
@@ -407,6 +487,16 @@ var tools = []tool{
 				q.Matched = &matched
 			}
 			return h.opts.Lists.Attempts(ctx, p, q)
+		}),
+	define(toolSpec{Name: "get_analytics", Title: "Get click analytics",
+		Description: "Returns click analytics as GET /v1/analytics/timeseries (kind timeseries: data with start, " +
+			"clicks and installs per bucket, every bucket present, total and window) or GET /v1/analytics/breakdown " +
+			"(kind breakdown: the top values of a dimension with clicks and installs, other, total and window). " +
+			"installs counts installs attributed to the window's clicks; total.unstored_clicks counts clicks past " +
+			"the monthly allowance that were counted but not stored (null when filtered).",
+		Scopes: []auth.Scope{auth.ScopeAnalyticsRead}, Hints: readOnly, Docs: analyticsDocs, Required: []string{"kind"}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *analyticsArgs) (any, error) {
+			return in.run(ctx, h.opts.Analytics, p)
 		}),
 	listOrganizations(define(toolSpec{Name: "list_organizations", Title: "List organizations",
 		Description: "Returns the organizations this connection may act for (data: Organization[]): an API key's own " +

@@ -45,6 +45,7 @@ type clickRow struct {
 	UserAgent        string     `bun:"user_agent"`
 	AcceptLanguage   string     `bun:"accept_language"`
 	Referer          string     `bun:"referer"`
+	RefererHost      string     `bun:"referer_host"`
 	UTMSource        string     `bun:"utm_source"`
 	UTMMedium        string     `bun:"utm_medium"`
 	UTMCampaign      string     `bun:"utm_campaign"`
@@ -64,6 +65,22 @@ type clickCountRow struct {
 	Count       int64     `bun:"count"`
 }
 
+// clickUnstoredRow is a row of click_unstored: an organization's clicks
+// counted but not stored in the quarter hour that starts at Slot (UTC).
+type clickUnstoredRow struct {
+	bun.BaseModel `bun:"table:click_unstored,alias:cu"`
+
+	OrgID uuid.UUID `bun:"org_id,pk"`
+	Slot  time.Time `bun:"slot,pk"`
+	Count int64     `bun:"count"`
+}
+
+// unstoredKey is an organization's quarter hour in click_unstored.
+type unstoredKey struct {
+	orgID uuid.UUID
+	slot  time.Time
+}
+
 func fromClick(c analytics.Click) clickRow {
 	c.Normalize()
 	if c.ID == uuid.Nil {
@@ -74,7 +91,7 @@ func fromClick(c analytics.Click) clickRow {
 		OccurredAt: c.OccurredAt, Source: string(c.Source), Platform: c.Platform, OS: c.OS,
 		OSVersion: c.OSVersion, DeviceModel: c.DeviceModel, Browser: c.Browser, InAppBrowser: c.InAppBrowser,
 		IP: c.IP, IPKey: c.IPKey, Country: c.Country, Region: c.Region, City: c.City, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, Referer: c.Referer,
-		UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign, UTMTerm: c.UTMTerm,
+		RefererHost: c.RefererHost, UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign, UTMTerm: c.UTMTerm,
 		UTMContent: c.UTMContent, TapID: c.TapID,
 	}
 }
@@ -93,7 +110,9 @@ type periodKey struct {
 // with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index skips a
 // repeated tap; on SQLite the rows go through clicks_sqlite.go), and
 // bumps click_counts by the rows inserted plus the CountOnly clicks (each
-// counting Click.Clicks()), per organization and billing month. A link deleted
+// counting Click.Clicks()), per organization and billing month, and
+// click_unstored by the CountOnly clicks, per organization and quarter hour
+// (analytics.SlotOf), for the analytics' unstored_clicks. A link deleted
 // between the read and the insert fails the transaction with a foreign-key
 // error; the recorder's retry then drops that click.
 func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int, error) {
@@ -157,6 +176,7 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 		}
 
 		counts := map[periodKey]int64{}
+		unstored := map[unstoredKey]int64{}
 		rows := make([]clickRow, 0, len(clicks))
 		for i := range clicks {
 			c := &clicks[i]
@@ -166,6 +186,7 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 			}
 			if c.CountOnly {
 				counts[periodKey{c.OrgID, org.PeriodStart(anchor, c.OccurredAt)}] += c.Clicks()
+				unstored[unstoredKey{c.OrgID, analytics.SlotOf(c.OccurredAt)}] += c.Clicks()
 				continue
 			}
 			if owner, ok := owners[c.LinkID]; !ok || owner != c.OrgID {
@@ -198,6 +219,18 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 			}
 		}
 
+		if len(unstored) > 0 {
+			rows := make([]clickUnstoredRow, 0, len(unstored))
+			for k, n := range unstored {
+				rows = append(rows, clickUnstoredRow{OrgID: k.orgID, Slot: k.slot, Count: n})
+			}
+			if _, err := tx.NewInsert().Model(&rows).
+				On("CONFLICT (org_id, slot) DO UPDATE").
+				Set("count = cu.count + EXCLUDED.count").
+				Exec(ctx); err != nil {
+				return err
+			}
+		}
 		if len(counts) == 0 {
 			return nil
 		}

@@ -374,6 +374,7 @@ type fullClickRow struct {
 	Country          string     `bun:"country"`
 	Region           string     `bun:"region"`
 	City             string     `bun:"city"`
+	RefererHost      string     `bun:"referer_host"`
 }
 
 // Every value is stored as given (after Click.Normalize), whatever it
@@ -413,7 +414,7 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 			IP: "2001:db8:1:2::7", IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
 			AcceptLanguage: "fr-CH, fr;q=0.9", Referer: `https://news.example/a?b='c'&d=\x`,
 			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
-			TapID: &tap, Country: "CH", Region: "ZH", City: "Zürich 'Kreis' 1",
+			TapID: &tap, Country: "CH", Region: "ZH", City: "Zürich 'Kreis' 1", RefererHost: "news.example",
 		}, got)
 		assert.True(t, tableExists(t, s, "clicks"))
 
@@ -482,6 +483,7 @@ func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
 				IP: w.IP, IPKey: w.IPKey, UserAgent: w.UserAgent, AcceptLanguage: w.AcceptLanguage, Referer: w.Referer,
 				UTMSource: w.UTMSource, UTMMedium: w.UTMMedium, UTMCampaign: w.UTMCampaign, UTMTerm: w.UTMTerm,
 				UTMContent: w.UTMContent, TapID: w.TapID, Country: w.Country, Region: w.Region, City: w.City,
+				RefererHost: w.RefererHost,
 			}, func() fullClickRow { got.OccurredAt = got.OccurredAt.UTC(); return got }(), "click %s", want.ID)
 		}
 	})

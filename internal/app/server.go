@@ -38,6 +38,12 @@ func NewLists(s *store.Store, orgs *org.Service, secret Secret) *attribution.Lis
 	return attribution.NewLists(s, orgs, attribution.ListsOptions{Secret: secret})
 }
 
+// NewQueries returns the click analytics queries over s, reading plans
+// from orgs; the REST handlers and the MCP tool share them.
+func NewQueries(s *store.Store, orgs *org.Service) *analytics.Queries {
+	return analytics.NewQueries(s, orgs, analytics.QueriesOptions{})
+}
+
 // NewMatcher returns the attribution matcher over s with its default model.
 // The apps service of the same binary empties its in-process cache of an
 // organization's apps on every app write (NewAppService).
@@ -68,6 +74,7 @@ type APIDeps struct {
 	Clicks        *analytics.Recorder
 	Matcher       *attribution.Matcher
 	Lists         *attribution.Lists
+	Queries       *analytics.Queries
 	// Extra are the routes other modules add (the OAuth endpoints and
 	// pages, when the binary has them).
 	Extra APIRoutes
@@ -98,6 +105,7 @@ func NewAPI(d APIDeps) *httpapi.API {
 		Clicks:            d.Clicks,
 		Attribution:       d.Matcher,
 		Lists:             d.Lists,
+		Analytics:         d.Queries,
 		Limiter:           d.Limiter,
 		Ready:             d.Store.Ping,
 		TrustedProxies:    d.Config.TrustedProxies,
