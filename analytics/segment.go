@@ -31,8 +31,9 @@ import (
 //	  every string field of segmentStrings: uvarint string dictionary index
 //
 // OrgID is not stored: every click of a segment belongs to the organization
-// the segment is stored under. IPKey is derived from the IP again when a
-// segment is decoded, and CountOnly clicks are never stored. Times keep
+// the segment is stored under. IPKey and RefererHost are derived from the
+// IP and the referer again when a segment is decoded, and CountOnly clicks
+// are never stored. Times keep
 // millisecond precision, the resolution of the API's times.
 
 // segmentMagic starts every encoded segment.
@@ -200,7 +201,7 @@ func DecodeSegment(orgID uuid.UUID, data []byte) ([]Click, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		c.IPKey = IPKey(c.IP)
+		c.IPKey, c.RefererHost = IPKey(c.IP), RefererHost(c.Referer)
 		clicks = append(clicks, c)
 	}
 	if d.pos != len(data) {
