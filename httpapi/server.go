@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
@@ -68,6 +69,8 @@ type Options struct {
 	Attribution *attribution.Matcher
 	// Lists serves GET /v1/installs and GET /v1/attribution/attempts.
 	Lists *attribution.Lists
+	// Exports serves /v1/analytics/exports.
+	Exports *analytics.Exports
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -153,6 +156,9 @@ func New(opts Options) *API {
 	}
 	if opts.Lists != nil {
 		a.listRoutes(v1)
+	}
+	if opts.Exports != nil {
+		a.exportRoutes(v1)
 	}
 	return a
 }
