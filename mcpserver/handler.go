@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/clientip"
@@ -67,6 +68,8 @@ type Options struct {
 	Apps *linking.AppService
 	// Lists serves list_installs and list_attribution_attempts; required.
 	Lists *attribution.Lists
+	// Exports serves export_clicks; required.
+	Exports *analytics.Exports
 	// Limiter enforces the REST API's per-key rule (ratelimit.KeyRule) on API
 	// keys, the same rule per OAuth connection, and ratelimit.AnonymousRule per
 	// client IP on requests without valid credentials; nil disables limits.

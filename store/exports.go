@@ -219,15 +219,23 @@ func (s *Store) DeleteExports(ctx context.Context, before time.Time) (int, error
 // exportClicks returns the query over the clicks of scope after after, in
 // export order: (occurred_at, id), which the (org_id, occurred_at) index
 // serves, the id breaking ties within one instant.
+//
+// After a position, the window starts at its time rather than adding a
+// second lower bound: SQLite's planner starts the index range at one of
+// the bounds, and starting every page at the window's start would read the
+// pages before it again.
 func (s *Store) exportClicks(scope analytics.ExportScope, after *analytics.ExportPosition) *bun.SelectQuery {
-	q := s.whereClicks(s.db.NewSelect().TableExpr("clicks AS c"), scope.OrgID, scope.Window, scope.Filter)
+	w := scope.Window
+	if after != nil && after.Time.After(w.From) {
+		w.From = after.Time.UTC()
+	}
+	q := s.whereClicks(s.db.NewSelect().TableExpr("clicks AS c"), scope.OrgID, w, scope.Filter)
 	if scope.LinksOf != nil {
 		q.Where("c.link_id IN (?)", s.db.NewSelect().Table("links").Column("id").
 			Where("org_id = ? AND created_by = ?", scope.OrgID, *scope.LinksOf))
 	}
 	if after != nil {
-		t := after.Time.UTC()
-		q.Where("c.occurred_at >= ?", t).Where("(c.occurred_at > ? OR c.id > ?)", t, after.ID)
+		q.Where("(c.occurred_at > ? OR c.id > ?)", after.Time.UTC(), after.ID)
 	}
 	return q
 }

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
@@ -93,6 +94,7 @@ type MCPDeps struct {
 	Links         *linking.LinkService
 	Apps          *linking.AppService
 	Lists         *attribution.Lists
+	Exports       *analytics.Exports
 	Limiter       ratelimit.Limiter
 }
 
@@ -109,6 +111,7 @@ func NewMCP(d MCPDeps) *mcpserver.Handler {
 		Links:          d.Links,
 		Apps:           d.Apps,
 		Lists:          d.Lists,
+		Exports:        d.Exports,
 		Limiter:        d.Limiter,
 		TrustedProxies: d.Config.TrustedProxies,
 		Logger:         d.Log,

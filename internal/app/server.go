@@ -29,6 +29,7 @@ type Handler struct{ http.Handler }
 // API provides the REST API handler.
 var API = fx.Module("api",
 	fx.Provide(NewAPI, NewMatcher),
+	fx.Invoke(RunExportWorker),
 )
 
 // NewLists returns the installs and attempts lists over s, reading plans
@@ -68,6 +69,7 @@ type APIDeps struct {
 	Clicks        *analytics.Recorder
 	Matcher       *attribution.Matcher
 	Lists         *attribution.Lists
+	Exports       *analytics.Exports
 	// Extra are the routes other modules add (the OAuth endpoints and
 	// pages, when the binary has them).
 	Extra APIRoutes
@@ -98,6 +100,7 @@ func NewAPI(d APIDeps) *httpapi.API {
 		Clicks:            d.Clicks,
 		Attribution:       d.Matcher,
 		Lists:             d.Lists,
+		Exports:           d.Exports,
 		Limiter:           d.Limiter,
 		Ready:             d.Store.Ping,
 		TrustedProxies:    d.Config.TrustedProxies,
