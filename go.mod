@@ -28,6 +28,8 @@ require (
 	modernc.org/sqlite v1.46.1
 )
 
+require golang.org/x/term v0.47.0 // indirect
+
 require (
 	github.com/asaskevich/govalidator v0.0.0-20230301143203-a9d515a09cc2 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect

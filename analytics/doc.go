@@ -68,6 +68,20 @@
 // are kept per organization and quarter hour and reported as
 // unstored_clicks.
 //
+// # Exports
+//
+// Exports (exports.go) runs the CSV exports of clicks as jobs kept in the
+// store, so that they survive restarts and work across replicas: Start
+// records a pending job with its filters and its window (whose end is fixed
+// then); a worker (Exports.Run, in every API process) claims it under a
+// lease with a conditional update, counts its clicks page by page in
+// (occurred_at, id) order, recording its progress and renewing the lease
+// after each page, and marks it complete. A worker that dies leaves its
+// lease to expire and another resumes from the recorded progress; a worker
+// that stops hands its job back at once. The CSV is never stored: a
+// download streams it from the database page by page on whichever replica
+// is asked, in constant memory.
+//
 // Package analytics imports neither store, httpapi, bun, fx nor net/http;
 // package store implements its Store and UsageStore interfaces.
 package analytics

@@ -55,6 +55,7 @@ const (
 	DuplicateInvitation        Code = "DUPLICATE_INVITATION"
 	LastOwner                  Code = "LAST_OWNER" // ours: demoting or removing the last owner
 	Gone                       Code = "GONE"
+	ExportNotComplete          Code = "EXPORT_NOT_COMPLETE" // ours: downloading a click export that is not complete
 	InvalidDomain              Code = "INVALID_DOMAIN"
 	RetentionWindowUnavailable Code = "RETENTION_WINDOW_UNAVAILABLE"
 	RateLimitExceeded          Code = "RATE_LIMIT_EXCEEDED"
@@ -73,7 +74,7 @@ var Codes = []Code{
 	AppHandleTaken, AppHandleHeld, ConfirmationRequired, AppLinkStateChanged,
 	DefaultDomainUnavailable, RenamePeriodOpen, RenamePeriodNotOpen, RenameExtensionLimit,
 	LinkMoveNotPending, DuplicateApp, DomainClaimed, DuplicateDomain, AlreadyMember,
-	DuplicateInvitation, LastOwner, Gone, InvalidDomain, RetentionWindowUnavailable, RateLimitExceeded,
+	DuplicateInvitation, LastOwner, Gone, ExportNotComplete, InvalidDomain, RetentionWindowUnavailable, RateLimitExceeded,
 	InternalError, ServiceUnavailable,
 }
 

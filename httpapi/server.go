@@ -72,6 +72,8 @@ type Options struct {
 	// Analytics serves GET /v1/analytics/timeseries and GET
 	// /v1/analytics/breakdown; nil serves neither.
 	Analytics *analytics.Queries
+	// Exports serves /v1/analytics/exports.
+	Exports *analytics.Exports
 	// Limiter enforces the rate limits; nil disables them.
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
@@ -160,6 +162,9 @@ func New(opts Options) *API {
 	}
 	if opts.Analytics != nil {
 		a.analyticsRoutes(v1)
+	}
+	if opts.Exports != nil {
+		a.exportRoutes(v1)
 	}
 	return a
 }

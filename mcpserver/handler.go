@@ -70,6 +70,8 @@ type Options struct {
 	Lists *attribution.Lists
 	// Analytics serves get_analytics; required.
 	Analytics *analytics.Queries
+	// Exports serves export_clicks; required.
+	Exports *analytics.Exports
 	// Limiter enforces the REST API's per-key rule (ratelimit.KeyRule) on API
 	// keys, the same rule per OAuth connection, and ratelimit.AnonymousRule per
 	// client IP on requests without valid credentials; nil disables limits.

@@ -93,6 +93,7 @@ type harness struct {
 	srv     *httptest.Server
 	mcp     *mcpserver.Handler
 	limiter ratelimit.Limiter
+	exports *analytics.Exports
 }
 
 func newHarness(t *testing.T, s *store.Store) *harness {
@@ -116,19 +117,20 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	// in the other.
 	lists := attribution.NewLists(s, h.orgs, attribution.ListsOptions{Clock: c.Now})
 	queries := analytics.NewQueries(s, h.orgs, analytics.QueriesOptions{Clock: c.Now})
-	api := httpapi.New(httpapi.Options{
-		Authenticator: a, Keys: h.keys, Orgs: h.orgs, Apps: apps, Links: h.links,
-		Attribution: attribution.NewMatcher(s, attribution.MatcherOptions{Clock: c.Now}), Lists: lists,
-		Analytics: queries,
-		Clock:     c.Now, Limiter: h.limiter, Logger: quiet,
-	})
 	mux := http.NewServeMux()
 	h.srv = httptest.NewUnstartedServer(mux)
 	publicURL := "http://" + h.srv.Listener.Addr().String()
+	h.exports = analytics.NewExports(s, h.orgs, analytics.ExportsOptions{Clock: c.Now, PublicURL: publicURL, Logger: quiet})
+	api := httpapi.New(httpapi.Options{
+		Authenticator: a, Keys: h.keys, Orgs: h.orgs, Apps: apps, Links: h.links,
+		Attribution: attribution.NewMatcher(s, attribution.MatcherOptions{Clock: c.Now}), Lists: lists,
+		Analytics: queries, Exports: h.exports, Clock: c.Now, Limiter: h.limiter, Logger: quiet,
+	})
 	h.grants.resource = publicURL + "/mcp"
 	h.mcp = mcpserver.New(mcpserver.Options{
 		PublicURL: publicURL, Authenticator: a, Verifier: h.grants, Memberships: storeMemberships{s},
-		Orgs: h.orgs, Links: h.links, Apps: apps, Lists: lists, Analytics: queries, Limiter: h.limiter, Logger: quiet,
+		Orgs: h.orgs, Links: h.links, Apps: apps, Lists: lists, Analytics: queries, Exports: h.exports,
+		Limiter: h.limiter, Logger: quiet,
 	})
 	mux.Handle("/mcp", h.mcp)
 	mux.Handle("/", api)

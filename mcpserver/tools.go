@@ -366,6 +366,34 @@ var analyticsDocs = map[string]string{
 	"utm_campaign": "Count only clicks with this utm_campaign.",
 }
 
+// exportClicksArgs are the arguments of export_clicks: an id to poll, or
+// the body of POST /v1/analytics/exports.
+type exportClicksArgs struct {
+	orgArg
+	ID   *string `json:"id"`
+	From *string `json:"from"`
+	To   *string `json:"to"`
+	analytics.Filter
+}
+
+var exportDocs = map[string]string{
+	"org": orgDoc,
+	"id":  "Id of an export to poll; omit it to start one.",
+	"from": "Inclusive start of the clicks, an RFC 3339 instant; 30 days before to when omitted. Free plans read " +
+		"the last 30 days.",
+	"to":           "Exclusive end, an RFC 3339 instant after from; now when omitted.",
+	"link_id":      "Keep only the clicks of this link (its id).",
+	"app_id":       "Keep only the clicks of this app's links (its id).",
+	"domain":       "Keep only the clicks on this link domain.",
+	"tag":          "Keep only the clicks of links that carry this tag.",
+	"source":       "Keep only clicks of this source: redirect or app_open.",
+	"platform":     "Keep only clicks from this platform: ios, android, desktop or unknown.",
+	"country":      "Keep only clicks from this country (ISO 3166-1 alpha-2, such as GB).",
+	"utm_source":   "Keep only clicks with this utm_source.",
+	"utm_medium":   "Keep only clicks with this utm_medium.",
+	"utm_campaign": "Keep only clicks with this utm_campaign.",
+}
+
 type orgsArgs struct {
 	orgArg
 }
@@ -497,6 +525,46 @@ var tools = []tool{
 		Scopes: []auth.Scope{auth.ScopeAnalyticsRead}, Hints: readOnly, Docs: analyticsDocs, Required: []string{"kind"}},
 		func(ctx context.Context, h *Handler, p *auth.Principal, in *analyticsArgs) (any, error) {
 			return in.run(ctx, h.opts.Analytics, p)
+		}),
+	define(toolSpec{Name: "export_clicks", Title: "Export clicks",
+		Description: "Starts a CSV export of the organization's stored clicks, as POST /v1/analytics/exports, or with " +
+			"an id polls one, as GET /v1/analytics/exports/{id}. Returns the export: status pending, running, complete " +
+			"or failed, rows, and once complete a download_url that serves the CSV for 24 hours to a GET with an API " +
+			"key holding analytics:read.",
+		Scopes: []auth.Scope{auth.ScopeAnalyticsRead}, Hints: creating,
+		Docs: exportDocs},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *exportClicksArgs) (any, error) {
+			if in.ID != nil {
+				if in.From != nil || in.To != nil || in.Filter != (analytics.Filter{}) {
+					return nil, errcode.Field("id", "polls an export: send it without from, to or filters")
+				}
+				id, err := parseID(*in.ID)
+				if err != nil {
+					return nil, err
+				}
+				return h.opts.Exports.Get(ctx, p, id)
+			}
+			start := analytics.StartExportInput{Filter: in.Filter}
+			var fields []errcode.FieldError
+			for _, at := range []struct {
+				name string
+				text *string
+				dst  **time.Time
+			}{{"from", in.From, &start.From}, {"to", in.To, &start.To}} {
+				if at.text == nil {
+					continue
+				}
+				t, err := time.Parse(time.RFC3339Nano, *at.text)
+				if err != nil {
+					fields = append(fields, errcode.FieldError{Field: at.name, Message: "must be an RFC 3339 date-time"})
+					continue
+				}
+				*at.dst = &t
+			}
+			if len(fields) > 0 {
+				return nil, errcode.Validation(fields...)
+			}
+			return h.opts.Exports.Start(ctx, p, start)
 		}),
 	listOrganizations(define(toolSpec{Name: "list_organizations", Title: "List organizations",
 		Description: "Returns the organizations this connection may act for (data: Organization[]): an API key's own " +

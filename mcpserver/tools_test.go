@@ -211,7 +211,7 @@ func TestToolSchemas(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"get_link", "list_links", "create_link", "update_link", "delete_link",
-		"list_apps", "get_app", "list_installs", "list_attribution_attempts", "get_analytics", "list_organizations"}, names)
+		"list_apps", "get_app", "list_installs", "list_attribution_attempts", "get_analytics", "export_clicks", "list_organizations"}, names)
 	assert.ElementsMatch(t, mcpserver.ToolNames(), names)
 
 	create := toolByName(t, res.Tools, "create_link")

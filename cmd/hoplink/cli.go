@@ -58,6 +58,7 @@ func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
 			env.appCommand(),
 			env.userCommand(),
 			env.memberCommand(),
+			env.clicksCommand(),
 		},
 	}
 	a.Action = env.unknownCommand(cli.ShowAppHelp)

@@ -35,7 +35,7 @@ func TestSpecStatuses(t *testing.T) {
 	want := map[errcode.Code]int{
 		errcode.ValidationError: 400, errcode.InvalidID: 400, errcode.CursorInvalid: 400,
 		errcode.Unauthorized: 401, errcode.Forbidden: 403, errcode.SDKKeyRouteForbidden: 403,
-		errcode.NotFound: 404, errcode.SlugTaken: 409, errcode.Gone: 410, errcode.InvalidDomain: 422,
+		errcode.NotFound: 404, errcode.SlugTaken: 409, errcode.ExportNotComplete: 409, errcode.Gone: 410, errcode.InvalidDomain: 422,
 		errcode.RetentionWindowUnavailable: 422, errcode.RateLimitExceeded: 429, errcode.ServiceUnavailable: 503,
 	}
 	for code, status := range want {

@@ -53,6 +53,7 @@ var statuses = map[errcode.Code]int{
 	errcode.AlreadyMember:              http.StatusConflict,
 	errcode.DuplicateInvitation:        http.StatusConflict,
 	errcode.Gone:                       http.StatusGone,
+	errcode.ExportNotComplete:          http.StatusConflict,
 	errcode.InvalidDomain:              http.StatusUnprocessableEntity,
 	errcode.RetentionWindowUnavailable: http.StatusUnprocessableEntity,
 	errcode.RateLimitExceeded:          http.StatusTooManyRequests,

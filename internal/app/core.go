@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/fx"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
@@ -44,6 +45,7 @@ var Core = fx.Module("core",
 		NewDomainService,
 		NewLists,
 		NewQueries,
+		NewExports,
 		NewTeam,
 		NewInvitations,
 		NewLinkService,
@@ -55,6 +57,21 @@ var Core = fx.Module("core",
 	// missing or short secret fails the start rather than a later request.
 	fx.Invoke(func(Secret) {}),
 )
+
+// NewExports returns the click exports over s, reading plans from orgs,
+// with download URLs under the configuration's public URL. Every binary
+// that has it may start and read exports; the workers that run them are
+// those of the binaries serving the REST API (RunExportWorker).
+func NewExports(s *store.Store, orgs *org.Service, cfg Config, log *slog.Logger) *analytics.Exports {
+	return analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String(), Logger: log})
+}
+
+// RunExportWorker runs the exports' worker while the application runs. On
+// stop, the job it runs goes back to pending for another worker (or this
+// one after a restart) to resume.
+func RunExportWorker(lc fx.Lifecycle, x *analytics.Exports) {
+	runInBackground(lc, "click export worker", x.Run)
+}
 
 // NewResolver returns the link-domain resolver over s, with its default
 // cache (linking.DefaultResolveTTL, linking.DefaultResolveCacheSize).

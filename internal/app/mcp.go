@@ -95,6 +95,7 @@ type MCPDeps struct {
 	Apps          *linking.AppService
 	Lists         *attribution.Lists
 	Queries       *analytics.Queries
+	Exports       *analytics.Exports
 	Limiter       ratelimit.Limiter
 }
 
@@ -112,6 +113,7 @@ func NewMCP(d MCPDeps) *mcpserver.Handler {
 		Apps:           d.Apps,
 		Lists:          d.Lists,
 		Analytics:      d.Queries,
+		Exports:        d.Exports,
 		Limiter:        d.Limiter,
 		TrustedProxies: d.Config.TrustedProxies,
 		Logger:         d.Log,

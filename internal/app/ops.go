@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"io"
 
 	"github.com/google/uuid"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
@@ -23,7 +25,9 @@ type Ops struct {
 	Apps *linking.AppService
 	// Audit records the operator's changes in the audit log.
 	Audit *audit.Recorder
-	store *store.Store
+	// Exports writes click exports straight from the database.
+	Exports *analytics.Exports
+	store   *store.Store
 }
 
 // OpenOps opens the database of cfg for the CLI. A SQLite database is
@@ -55,12 +59,14 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	domains := linking.NewDomainService(s, s, linking.DomainServiceOptions{
 		Reserved: linking.ReservedDomains{DefaultLinkDomain: cfg.DefaultLinkDomain, ServiceHosts: cfg.ServiceHosts, CNAMETarget: cfg.CNAMETarget},
 	})
+	orgs := org.NewService(s, org.ServiceOptions{PlanListener: domains})
 	return &Ops{
-		Orgs:  org.NewService(s, org.ServiceOptions{PlanListener: domains}),
-		Keys:  auth.NewKeys(s, auth.KeysOptions{}),
-		Apps:  linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain}),
-		Audit: audit.NewRecorder(s, audit.RecorderOptions{}),
-		store: s,
+		Orgs:    orgs,
+		Keys:    auth.NewKeys(s, auth.KeysOptions{}),
+		Apps:    linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain}),
+		Audit:   audit.NewRecorder(s, audit.RecorderOptions{}),
+		Exports: analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String()}),
+		store:   s,
 	}, nil
 }
 
@@ -75,6 +81,16 @@ func (o *Ops) SetPassword(ctx context.Context, email, password string) (*identit
 		return nil, err
 	}
 	return svc.SetPassword(ctx, email, password)
+}
+
+// ExportClicks writes the CSV of organization orgID's stored clicks that in
+// keeps to w, straight from the database and without a job
+// (analytics.Exports.WriteCSV): the plan's look-back and retention apply
+// as they do to the API. progress, when not nil, is told the rows written
+// after each page.
+func (o *Ops) ExportClicks(ctx context.Context, orgID uuid.UUID, in analytics.StartExportInput, w io.Writer,
+	progress func(rows int64)) (int64, error) {
+	return o.Exports.WriteCSV(ctx, orgID, in, w, progress)
 }
 
 // Close closes the database.

@@ -29,6 +29,7 @@ type Handler struct{ http.Handler }
 // API provides the REST API handler.
 var API = fx.Module("api",
 	fx.Provide(NewAPI, NewMatcher),
+	fx.Invoke(RunExportWorker),
 )
 
 // NewLists returns the installs and attempts lists over s, reading plans
@@ -75,6 +76,7 @@ type APIDeps struct {
 	Matcher       *attribution.Matcher
 	Lists         *attribution.Lists
 	Queries       *analytics.Queries
+	Exports       *analytics.Exports
 	// Extra are the routes other modules add (the OAuth endpoints and
 	// pages, when the binary has them).
 	Extra APIRoutes
@@ -106,6 +108,7 @@ func NewAPI(d APIDeps) *httpapi.API {
 		Attribution:       d.Matcher,
 		Lists:             d.Lists,
 		Analytics:         d.Queries,
+		Exports:           d.Exports,
 		Limiter:           d.Limiter,
 		Ready:             d.Store.Ping,
 		TrustedProxies:    d.Config.TrustedProxies,

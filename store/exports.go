@@ -1,0 +1,317 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/analytics"
+)
+
+var _ analytics.ExportStore = (*Store)(nil)
+
+// exportRow is a row of click_exports.
+type exportRow struct {
+	bun.BaseModel `bun:"table:click_exports,alias:ce"`
+
+	ID             uuid.UUID  `bun:"id,pk"`
+	OrgID          uuid.UUID  `bun:"org_id"`
+	CreatedBy      *uuid.UUID `bun:"created_by"`
+	LinksOf        *uuid.UUID `bun:"links_of"`
+	Filters        string     `bun:"filters"`
+	WindowFrom     time.Time  `bun:"window_from"`
+	WindowTo       time.Time  `bun:"window_to"`
+	Status         string     `bun:"status"`
+	RowCount       int64      `bun:"row_count"`
+	Failure        *string    `bun:"failure"`
+	AfterTime      *time.Time `bun:"after_time"`
+	AfterID        *uuid.UUID `bun:"after_id"`
+	Attempts       int        `bun:"attempts"`
+	LeaseOwner     string     `bun:"lease_owner"`
+	LeaseExpiresAt *time.Time `bun:"lease_expires_at"`
+	CreatedAt      time.Time  `bun:"created_at"`
+	CompletedAt    *time.Time `bun:"completed_at"`
+	ExpiresAt      *time.Time `bun:"expires_at"`
+}
+
+func fromExportJob(j *analytics.ExportJob) (exportRow, error) {
+	filters, err := json.Marshal(j.Filters)
+	if err != nil {
+		return exportRow{}, err
+	}
+	r := exportRow{
+		ID: j.ID, OrgID: j.OrgID, CreatedBy: j.CreatedBy, LinksOf: j.LinksOf, Filters: string(filters),
+		WindowFrom: j.Window.From.UTC(), WindowTo: j.Window.To.UTC(), Status: string(j.Status), RowCount: j.Rows,
+		Failure: j.Failure, Attempts: j.Attempts, LeaseOwner: j.LeaseOwner, LeaseExpiresAt: utcPtr(j.LeaseExpiresAt),
+		CreatedAt: j.CreatedAt.UTC(), CompletedAt: utcPtr(j.CompletedAt), ExpiresAt: utcPtr(j.ExpiresAt),
+	}
+	if j.After != nil {
+		at, id := j.After.Time.UTC(), j.After.ID
+		r.AfterTime, r.AfterID = &at, &id
+	}
+	return r, nil
+}
+
+func (r *exportRow) job() (*analytics.ExportJob, error) {
+	j := &analytics.ExportJob{
+		Export: analytics.Export{
+			ID: r.ID, Status: analytics.ExportStatus(r.Status), Rows: r.RowCount,
+			Window:    analytics.Window{From: r.WindowFrom.UTC(), To: r.WindowTo.UTC()},
+			Failure:   r.Failure,
+			CreatedAt: r.CreatedAt.UTC(), CompletedAt: utcPtr(r.CompletedAt), ExpiresAt: utcPtr(r.ExpiresAt),
+		},
+		OrgID: r.OrgID, CreatedBy: r.CreatedBy, LinksOf: r.LinksOf, Attempts: r.Attempts,
+		LeaseOwner: r.LeaseOwner, LeaseExpiresAt: utcPtr(r.LeaseExpiresAt),
+	}
+	if err := json.Unmarshal([]byte(r.Filters), &j.Filters); err != nil {
+		return nil, fmt.Errorf("store: export %s: filters: %w", r.ID, err)
+	}
+	if r.AfterTime != nil && r.AfterID != nil {
+		j.After = &analytics.ExportPosition{Time: r.AfterTime.UTC(), ID: *r.AfterID}
+	}
+	return j, nil
+}
+
+// CreateExport implements analytics.ExportStore.
+func (s *Store) CreateExport(ctx context.Context, job *analytics.ExportJob) error {
+	row, err := fromExportJob(job)
+	if err != nil {
+		return fmt.Errorf("store: create export: %w", err)
+	}
+	_, err = s.db.NewInsert().Model(&row).Exec(ctx)
+	return s.err("create export", err)
+}
+
+// ExportByID implements analytics.ExportStore.
+func (s *Store) ExportByID(ctx context.Context, orgID, id uuid.UUID) (*analytics.ExportJob, error) {
+	var row exportRow
+	if err := s.db.NewSelect().Model(&row).Where("ce.id = ? AND ce.org_id = ?", id, orgID).Scan(ctx); err != nil {
+		return nil, s.err("export by id", err)
+	}
+	return row.job()
+}
+
+// ListExports implements analytics.ExportStore.
+func (s *Store) ListExports(ctx context.Context, orgID uuid.UUID, createdBy *uuid.UUID, limit, offset int) ([]*analytics.ExportJob, int, error) {
+	var rows []exportRow
+	q := s.db.NewSelect().Model(&rows).Where("ce.org_id = ?", orgID)
+	if createdBy != nil {
+		q.Where("ce.created_by = ?", *createdBy)
+	}
+	total, err := q.OrderExpr("ce.created_at DESC, ce.id DESC").Limit(int64(limit)).Offset(int64(offset)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, s.err("list exports", err)
+	}
+	out := make([]*analytics.ExportJob, 0, len(rows))
+	for i := range rows {
+		j, err := rows[i].job()
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, j)
+	}
+	return out, int(total), nil
+}
+
+// claimable narrows q to the jobs a worker may claim at now: pending, or
+// running under a lease expired at now; and whose window ended at or
+// before settled.
+func claimable(q bun.QueryBuilder, now, settled time.Time) bun.QueryBuilder {
+	return q.Where("(ce.status = ? OR (ce.status = ? AND ce.lease_expires_at < ?))",
+		string(analytics.ExportPending), string(analytics.ExportRunning), now.UTC()).
+		Where("ce.window_to <= ?", settled.UTC())
+}
+
+// ClaimExport implements analytics.ExportStore. It reads a few candidates,
+// oldest first, and takes the first that a conditional UPDATE (the same
+// conditions, re-checked by the database on the row it updates) still
+// finds claimable: of two workers racing for one job, one updates it and
+// the other updates nothing and moves on.
+func (s *Store) ClaimExport(ctx context.Context, owner string, now, settled, leaseUntil time.Time) (*analytics.ExportJob, error) {
+	var ids []uuid.UUID
+	q := s.db.NewSelect().Model((*exportRow)(nil)).Column("ce.id")
+	claimable(q.QueryBuilder(), now, settled)
+	if err := q.OrderExpr("ce.created_at, ce.id").Limit(5).Scan(ctx, &ids); err != nil {
+		return nil, s.err("claim export", err)
+	}
+	for _, id := range ids {
+		var row exportRow
+		u := s.db.NewUpdate().Model(&row).
+			Set("status = ?", string(analytics.ExportRunning)).
+			Set("lease_owner = ?", owner).
+			Set("lease_expires_at = ?", leaseUntil.UTC()).
+			Set("attempts = ce.attempts + 1").
+			Where("ce.id = ?", id)
+		claimable(u.QueryBuilder(), now, settled)
+		err := u.Returning("*").Scan(ctx)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // another worker took it
+		}
+		if err != nil {
+			return nil, s.err("claim export", err)
+		}
+		return row.job()
+	}
+	return nil, nil
+}
+
+// held updates the job id that owner holds; an error wrapping
+// analytics.ErrLeaseLost when it changed nothing.
+func (s *Store) held(ctx context.Context, op string, id uuid.UUID, owner string, set func(*bun.UpdateQuery)) error {
+	u := s.db.NewUpdate().Model((*exportRow)(nil)).
+		Where("ce.id = ? AND ce.status = ? AND ce.lease_owner = ?", id, string(analytics.ExportRunning), owner)
+	set(u)
+	res, err := u.Exec(ctx)
+	if err != nil {
+		return s.err(op, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("store: %s: %w", op, analytics.ErrLeaseLost)
+	}
+	return nil
+}
+
+// CheckpointExport implements analytics.ExportStore.
+func (s *Store) CheckpointExport(ctx context.Context, id uuid.UUID, owner string, rows int64, after analytics.ExportPosition, leaseUntil time.Time) error {
+	return s.held(ctx, "checkpoint export", id, owner, func(u *bun.UpdateQuery) {
+		u.Set("row_count = ?", rows).Set("after_time = ?", after.Time.UTC()).Set("after_id = ?", after.ID).
+			Set("lease_expires_at = ?", leaseUntil.UTC())
+	})
+}
+
+// FinishExport implements analytics.ExportStore.
+func (s *Store) FinishExport(ctx context.Context, id uuid.UUID, owner string, status analytics.ExportStatus, rows int64,
+	failure *string, at, expiresAt time.Time) error {
+	return s.held(ctx, "finish export", id, owner, func(u *bun.UpdateQuery) {
+		u.Set("status = ?", string(status)).Set("row_count = ?", rows).Set("failure = ?", failure).
+			Set("completed_at = ?", at.UTC()).Set("expires_at = ?", expiresAt.UTC()).
+			Set("lease_owner = ''").Set("lease_expires_at = NULL")
+	})
+}
+
+// ReleaseExport implements analytics.ExportStore.
+func (s *Store) ReleaseExport(ctx context.Context, id uuid.UUID, owner string) error {
+	err := s.held(ctx, "release export", id, owner, func(u *bun.UpdateQuery) {
+		u.Set("status = ?", string(analytics.ExportPending)).Set("lease_owner = ''").Set("lease_expires_at = NULL")
+	})
+	if errors.Is(err, analytics.ErrLeaseLost) {
+		return nil
+	}
+	return err
+}
+
+// DeleteExports implements analytics.ExportStore.
+func (s *Store) DeleteExports(ctx context.Context, before time.Time) (int, error) {
+	res, err := s.db.NewDelete().Model((*exportRow)(nil)).Where("ce.expires_at < ?", before.UTC()).Exec(ctx)
+	if err != nil {
+		return 0, s.err("delete exports", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// exportClicks returns the query over the clicks of scope after after, in
+// export order: (occurred_at, id), which the (org_id, occurred_at) index
+// serves, the id breaking ties within one instant.
+//
+// After a position, the window starts at its time rather than adding a
+// second lower bound: SQLite's planner starts the index range at one of
+// the bounds, and starting every page at the window's start would read the
+// pages before it again.
+func (s *Store) exportClicks(scope analytics.ExportScope, after *analytics.ExportPosition) *bun.SelectQuery {
+	w := scope.Window
+	if after != nil && after.Time.After(w.From) {
+		w.From = after.Time.UTC()
+	}
+	q := s.whereClicks(s.db.NewSelect().TableExpr("clicks AS c"), scope.OrgID, w, scope.Filter)
+	if scope.LinksOf != nil {
+		q.Where("c.link_id IN (?)", s.db.NewSelect().Table("links").Column("id").
+			Where("org_id = ? AND created_by = ?", scope.OrgID, *scope.LinksOf))
+	}
+	if after != nil {
+		q.Where("(c.occurred_at > ? OR c.id > ?)", after.Time.UTC(), after.ID)
+	}
+	return q
+}
+
+// CountExportClicks implements analytics.ExportStore: one query reads the
+// position of the limit-th click (the database walks the index without
+// sending the rows), and only the last page is counted.
+func (s *Store) CountExportClicks(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition,
+	limit int) (int, *analytics.ExportPosition, error) {
+	var last []struct {
+		OccurredAt time.Time `bun:"occurred_at"`
+		ID         uuid.UUID `bun:"id"`
+	}
+	err := s.exportClicks(scope, after).Column("c.occurred_at", "c.id").
+		OrderExpr("c.occurred_at, c.id").Limit(1).Offset(int64(limit-1)).Scan(ctx, &last)
+	if err != nil {
+		return 0, nil, s.err("count export clicks", err)
+	}
+	if len(last) == 1 {
+		return limit, &analytics.ExportPosition{Time: last[0].OccurredAt.UTC(), ID: last[0].ID}, nil
+	}
+	var n int
+	if err := s.exportClicks(scope, after).ColumnExpr("count(*)").Scan(ctx, &n); err != nil {
+		return 0, nil, s.err("count export clicks", err)
+	}
+	return n, nil, nil
+}
+
+// exportClickRow is the part of a clicks row that an export writes: never
+// the IP address or the user agent.
+type exportClickRow struct {
+	ID           uuid.UUID `bun:"id"`
+	OccurredAt   time.Time `bun:"occurred_at"`
+	LinkID       uuid.UUID `bun:"link_id"`
+	Domain       string    `bun:"domain"`
+	Slug         string    `bun:"slug"`
+	Source       string    `bun:"source"`
+	Platform     string    `bun:"platform"`
+	OS           string    `bun:"os"`
+	OSVersion    string    `bun:"os_version"`
+	DeviceModel  string    `bun:"device_model"`
+	Browser      string    `bun:"browser"`
+	InAppBrowser string    `bun:"in_app_browser"`
+	Country      string    `bun:"country"`
+	Referer      string    `bun:"referer"`
+	UTMSource    string    `bun:"utm_source"`
+	UTMMedium    string    `bun:"utm_medium"`
+	UTMCampaign  string    `bun:"utm_campaign"`
+	UTMTerm      string    `bun:"utm_term"`
+	UTMContent   string    `bun:"utm_content"`
+}
+
+// ExportClicks implements analytics.ExportStore.
+func (s *Store) ExportClicks(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition, limit int,
+	dst []analytics.ExportClick) ([]analytics.ExportClick, error) {
+	rows := make([]exportClickRow, 0, limit)
+	err := s.exportClicks(scope, after).
+		Column("c.id", "c.occurred_at", "c.link_id", "c.domain", "c.slug", "c.source", "c.platform", "c.os",
+			"c.os_version", "c.device_model", "c.browser", "c.in_app_browser", "c.country", "c.referer",
+			"c.utm_source", "c.utm_medium", "c.utm_campaign", "c.utm_term", "c.utm_content").
+		OrderExpr("c.occurred_at, c.id").Limit(int64(limit)).Scan(ctx, &rows)
+	if err != nil {
+		return dst, s.err("export clicks", err)
+	}
+	for i := range rows {
+		r := &rows[i]
+		dst = append(dst, analytics.ExportClick{
+			Position: analytics.ExportPosition{Time: r.OccurredAt.UTC(), ID: r.ID},
+			Row: analytics.ExportRow{
+				Time: r.OccurredAt, LinkID: r.LinkID, Domain: r.Domain, Slug: r.Slug, Source: r.Source,
+				Platform: r.Platform, OS: r.OS, OSVersion: r.OSVersion, DeviceModel: r.DeviceModel,
+				Browser: r.Browser, InAppBrowser: r.InAppBrowser, Country: r.Country, Referer: r.Referer,
+				UTMSource: r.UTMSource, UTMMedium: r.UTMMedium, UTMCampaign: r.UTMCampaign,
+				UTMTerm: r.UTMTerm, UTMContent: r.UTMContent,
+			},
+		})
+	}
+	return dst, nil
+}
