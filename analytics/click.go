@@ -75,6 +75,11 @@ type Click struct {
 	Country string
 	Region  string
 	City    string
+	// IPClass is the network class of IP (NetworkClass: "ipv4", "ipv6",
+	// "cgnat", "private", or "" when IP is not an address). Normalize
+	// derives it from IP when empty. It stays when the purge clears IP and
+	// IPKey (IPRetention).
+	IPClass string
 	// IPKey is the IPv4 address, or the IPv6 /64 prefix ("2001:db8:1:2::/64"),
 	// that attribution looks clicks up by. Normalize derives it from IP when
 	// empty.
@@ -120,7 +125,7 @@ func (c *Click) Clicks() int64 {
 // Normalize prepares c for storage: it cuts the free-text fields to their
 // limits on a UTF-8 boundary, replaces invalid UTF-8 and removes NUL bytes
 // (PostgreSQL refuses both in text), stores OccurredAt in UTC and derives
-// IPKey from IP when IPKey is empty. It never fails: a field it cannot
+// IPKey and IPClass from IP when they are empty. It never fails: a field it cannot
 // make sense of (an IP that does not parse) is left as it is, with an empty
 // IPKey.
 func (c *Click) Normalize() {
@@ -142,6 +147,7 @@ func (c *Click) Normalize() {
 		{&c.InAppBrowser, MaxText},
 		{&c.IP, MaxText},
 		{&c.IPKey, MaxText},
+		{&c.IPClass, MaxText},
 		{&c.Country, MaxText},
 		{&c.Region, MaxText},
 		{&c.City, MaxText},
@@ -155,6 +161,9 @@ func (c *Click) Normalize() {
 	}
 	if c.IPKey == "" {
 		c.IPKey = IPKey(c.IP)
+	}
+	if c.IPClass == "" {
+		c.IPClass = NetworkClass(c.IP)
 	}
 	if c.RefererHost == "" {
 		c.RefererHost = RefererHost(c.Referer)

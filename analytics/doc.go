@@ -82,6 +82,17 @@
 // download streams it from the database page by page on whichever replica
 // is asked, in constant memory.
 //
+// # Retention
+//
+// A Purger (purge.go), run every hour by the processes that serve the REST
+// API, deletes each organization's clicks, installs, attribution attempts
+// and unstored click counts older than its plan's retention
+// (org.Limits.Retention), and clears the IP address and IP key of clicks
+// older than IPRetention (7 days, attribution's longest default window
+// that reads them); a click keeps its country and its network class
+// (NetworkClass). The monthly click counts are never deleted. It works in
+// batches through a PurgeStore that package store implements.
+//
 // Package analytics imports neither store, httpapi, bun, fx nor net/http;
 // package store implements its Store and UsageStore interfaces.
 package analytics

@@ -32,12 +32,13 @@ import (
 //
 // OrgID is not stored: every click of a segment belongs to the organization
 // the segment is stored under. IPKey and RefererHost are derived from the
-// IP and the referer again when a segment is decoded, and CountOnly clicks
+// IP and the referer again when a segment is decoded (IPClass is stored:
+// a click whose IP was purged keeps its class), and CountOnly clicks
 // are never stored. Times keep
 // millisecond precision, the resolution of the API's times.
 
 // segmentMagic starts every encoded segment.
-var segmentMagic = [3]byte{'H', 'S', 1}
+var segmentMagic = [3]byte{'H', 'S', 2}
 
 // MaxSegmentClicks bounds the clicks one segment holds, so that a decoder
 // never allocates for a count it cannot have.
@@ -45,11 +46,11 @@ const MaxSegmentClicks = 1 << 16
 
 // segmentStrings lists the string fields of a click in the order a segment
 // writes them.
-func segmentStrings(c *Click) [20]*string {
-	return [20]*string{
+func segmentStrings(c *Click) [21]*string {
+	return [21]*string{
 		&c.Domain, &c.Slug, (*string)(&c.Source), &c.Platform, &c.OS, &c.OSVersion, &c.DeviceModel,
 		&c.Browser, &c.InAppBrowser, &c.Country, &c.Region, &c.City, &c.UserAgent, &c.AcceptLanguage,
-		&c.Referer, &c.UTMSource, &c.UTMMedium, &c.UTMCampaign, &c.UTMTerm, &c.UTMContent,
+		&c.Referer, &c.UTMSource, &c.UTMMedium, &c.UTMCampaign, &c.UTMTerm, &c.UTMContent, &c.IPClass,
 	}
 }
 

@@ -123,7 +123,7 @@ func FuzzDecodeSegment(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(data)
 	}
-	f.Add([]byte("HS\x01\xff\xff\xff\xff\x0f"))
+	f.Add([]byte("HS\x02\xff\xff\xff\xff\x0f"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		clicks, err := analytics.DecodeSegment(org, data)
 		if err != nil {

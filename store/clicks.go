@@ -39,6 +39,7 @@ type clickRow struct {
 	InAppBrowser     string     `bun:"in_app_browser"`
 	IP               string     `bun:"ip"`
 	IPKey            string     `bun:"ip_key"`
+	IPClass          string     `bun:"ip_class"`
 	Country          string     `bun:"country"`
 	Region           string     `bun:"region"`
 	City             string     `bun:"city"`
@@ -90,7 +91,7 @@ func fromClick(c analytics.Click) clickRow {
 		ID: c.ID, OrgID: c.OrgID, LinkID: c.LinkID, AppID: c.AppID, Domain: c.Domain, Slug: c.Slug,
 		OccurredAt: c.OccurredAt, Source: string(c.Source), Platform: c.Platform, OS: c.OS,
 		OSVersion: c.OSVersion, DeviceModel: c.DeviceModel, Browser: c.Browser, InAppBrowser: c.InAppBrowser,
-		IP: c.IP, IPKey: c.IPKey, Country: c.Country, Region: c.Region, City: c.City, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, Referer: c.Referer,
+		IP: c.IP, IPKey: c.IPKey, IPClass: c.IPClass, Country: c.Country, Region: c.Region, City: c.City, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, Referer: c.Referer,
 		RefererHost: c.RefererHost, UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign, UTMTerm: c.UTMTerm,
 		UTMContent: c.UTMContent, TapID: c.TapID,
 	}

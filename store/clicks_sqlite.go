@@ -29,7 +29,7 @@ var clickInsertColumns = [...]string{
 	"id", "org_id", "link_id", "app_id", "domain", "slug", "occurred_at", "source", "platform",
 	"os", "os_version", "device_model", "browser", "in_app_browser", "ip", "ip_key", "user_agent",
 	"accept_language", "referer", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "tap_id",
-	"country", "region", "city", "referer_host",
+	"country", "region", "city", "referer_host", "ip_class",
 }
 
 // clickInsertSQL inserts one click and skips it when its id or its
@@ -160,6 +160,7 @@ func clickArgs(args *[len(clickInsertColumns)]driver.NamedValue, r, prev *clickR
 	text(26, r.Region, prev.Region)
 	text(27, r.City, prev.City)
 	text(28, r.RefererHost, prev.RefererHost)
+	text(29, r.IPClass, prev.IPClass)
 }
 
 // sameUUID reports whether a and b are both nil or hold the same id.

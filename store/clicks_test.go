@@ -361,6 +361,7 @@ type fullClickRow struct {
 	InAppBrowser     string     `bun:"in_app_browser"`
 	IP               string     `bun:"ip"`
 	IPKey            string     `bun:"ip_key"`
+	IPClass          string     `bun:"ip_class"`
 	UserAgent        string     `bun:"user_agent"`
 	AcceptLanguage   string     `bun:"accept_language"`
 	Referer          string     `bun:"referer"`
@@ -411,7 +412,7 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 			ID: cl.ID, OrgID: o.ID, LinkID: l.ID, AppID: &app.ID, Domain: l.Domain, Slug: l.Slug,
 			OccurredAt: at.UTC(), Source: "app_open", Platform: "android", OS: "Android", OSVersion: "15",
 			DeviceModel: `Pixel 9 "Pro"`, Browser: "Chrome", InAppBrowser: "Instagram",
-			IP: "2001:db8:1:2::7", IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
+			IP: "2001:db8:1:2::7", IPKey: "2001:db8:1:2::/64", IPClass: "ipv6", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
 			AcceptLanguage: "fr-CH, fr;q=0.9", Referer: `https://news.example/a?b='c'&d=\x`,
 			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
 			TapID: &tap, Country: "CH", Region: "ZH", City: "Zürich 'Kreis' 1", RefererHost: "news.example",
@@ -480,7 +481,7 @@ func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
 				ID: w.ID, OrgID: w.OrgID, LinkID: w.LinkID, AppID: w.AppID, Domain: w.Domain, Slug: w.Slug,
 				OccurredAt: w.OccurredAt.UTC(), Source: string(w.Source), Platform: w.Platform, OS: w.OS,
 				OSVersion: w.OSVersion, DeviceModel: w.DeviceModel, Browser: w.Browser, InAppBrowser: w.InAppBrowser,
-				IP: w.IP, IPKey: w.IPKey, UserAgent: w.UserAgent, AcceptLanguage: w.AcceptLanguage, Referer: w.Referer,
+				IP: w.IP, IPKey: w.IPKey, IPClass: w.IPClass, UserAgent: w.UserAgent, AcceptLanguage: w.AcceptLanguage, Referer: w.Referer,
 				UTMSource: w.UTMSource, UTMMedium: w.UTMMedium, UTMCampaign: w.UTMCampaign, UTMTerm: w.UTMTerm,
 				UTMContent: w.UTMContent, TapID: w.TapID, Country: w.Country, Region: w.Region, City: w.City,
 				RefererHost: w.RefererHost,

@@ -59,6 +59,7 @@ func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
 			env.userCommand(),
 			env.memberCommand(),
 			env.clicksCommand(),
+			env.purgeCommand(),
 		},
 	}
 	a.Action = env.unknownCommand(cli.ShowAppHelp)
@@ -187,11 +188,12 @@ func positional(c *cli.Context) ([]string, error) {
 // database for the CLI (migrating SQLite), and prints a failure as text on
 // stderr or, with --json, as the error envelope on stdout.
 func (e *cliEnv) run(fn func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error)) cli.ActionFunc {
-	return e.runWith(app.OpenOps, fn)
+	return e.runWith(app.OpenOps, time.Minute, fn)
 }
 
-// runWith is run with open instead of app.OpenOps.
-func (e *cliEnv) runWith(open func(context.Context, app.Config) (*app.Ops, error),
+// runWith is run with open instead of app.OpenOps, and a command that may
+// take timeout (none when zero) instead of a minute.
+func (e *cliEnv) runWith(open func(context.Context, app.Config) (*app.Ops, error), timeout time.Duration,
 	fn func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error)) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		if _, err := positional(c); err != nil {
@@ -209,7 +211,10 @@ func (e *cliEnv) runWith(open func(context.Context, app.Config) (*app.Ops, error
 				// The operator's own mistake, not an internal error.
 				return &errcode.Error{Code: errcode.ValidationError, Message: err.Error()}
 			}
-			ctx, cancel := context.WithTimeout(c.Context, time.Minute)
+			ctx, cancel := context.WithCancel(c.Context)
+			if timeout > 0 {
+				ctx, cancel = context.WithTimeout(c.Context, timeout)
+			}
 			defer cancel()
 			c.Context = ctx
 			ops, err := open(ctx, cfg)
@@ -325,7 +330,7 @@ func (e *cliEnv) migrateCommand() *cli.Command {
 		Usage: "apply pending database migrations",
 		Flags: opFlags(jsonFlag),
 		Action: func(c *cli.Context) error {
-			return e.runWith(app.OpenOpsForMigrate, func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+			return e.runWith(app.OpenOpsForMigrate, time.Minute, func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
 				names, err := ops.Migrate(c.Context)
 				if err != nil {
 					return nil, nil, err

@@ -46,6 +46,7 @@ var Core = fx.Module("core",
 		NewLists,
 		NewQueries,
 		NewExports,
+		NewPurger,
 		NewTeam,
 		NewInvitations,
 		NewLinkService,
@@ -64,6 +65,18 @@ var Core = fx.Module("core",
 // those of the binaries serving the REST API (RunExportWorker).
 func NewExports(s *store.Store, orgs *org.Service, cfg Config, log *slog.Logger) *analytics.Exports {
 	return analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String(), Logger: log})
+}
+
+// NewPurger returns the purge of data older than retention over s.
+func NewPurger(s *store.Store, log *slog.Logger) *analytics.Purger {
+	return analytics.NewPurger(s, analytics.PurgerOptions{Logger: log})
+}
+
+// RunPurger runs the purge at start and every hour while the application
+// runs: in every binary that serves the REST API (hoplink serve and
+// hoplink-api). Purges on several replicas at once are safe.
+func RunPurger(lc fx.Lifecycle, p *analytics.Purger) {
+	runInBackground(lc, "retention purge", p.Run)
 }
 
 // RunExportWorker runs the exports' worker while the application runs. On

@@ -27,7 +27,9 @@ type Ops struct {
 	Audit *audit.Recorder
 	// Exports writes click exports straight from the database.
 	Exports *analytics.Exports
-	store   *store.Store
+	// Purger deletes what is older than each plan's retention.
+	Purger *analytics.Purger
+	store  *store.Store
 }
 
 // OpenOps opens the database of cfg for the CLI. A SQLite database is
@@ -66,6 +68,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 		Apps:    linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain}),
 		Audit:   audit.NewRecorder(s, audit.RecorderOptions{}),
 		Exports: analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String()}),
+		Purger:  analytics.NewPurger(s, analytics.PurgerOptions{}),
 		store:   s,
 	}, nil
 }

@@ -1,0 +1,239 @@
+package analytics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/org"
+)
+
+// IPRetention is how long a click keeps its raw IP address and IP key
+// (issue 15, item 5): attribution's longest window that reads them. The
+// probabilistic match reads the IP key of clicks of the last 24 hours
+// (attribution.ProbabilisticWindow); a deterministic match by the Android
+// referrer's click id reads one click within its link's match window (7
+// days unless the link sets match_window_hours, attribution.
+// DefaultMatchWindowHours) and, through its IP key, the same device's
+// clicks of the half hour before it. Past IPRetention the purge empties
+// Click.IP and Click.IPKey; Country and IPClass stay. A deterministic
+// match of an older click (a link with a longer window) still finds the
+// click by its id; it only no longer gathers that device's other clicks.
+const IPRetention = 7 * 24 * time.Hour
+
+// Defaults of PurgerOptions.
+const (
+	// DefaultPurgeInterval is how often Purger.Run purges.
+	DefaultPurgeInterval = time.Hour
+	// DefaultPurgeBatch is how many rows one statement of the purge
+	// deletes or updates at most.
+	DefaultPurgeBatch = 5000
+)
+
+// PurgeOrg is an organization as the purge needs it.
+type PurgeOrg struct {
+	ID   uuid.UUID
+	Plan org.Plan
+}
+
+// PurgeStore deletes what is older than retention; package store
+// implements it. Every method that deletes or updates changes at most
+// limit rows (limit > 0) in one short statement or transaction and
+// returns how many it changed, so that the purge repeats it until it
+// changes fewer than limit: a big purge never holds a long write lock.
+// Rows that another purge holds at that moment may be skipped (they are
+// that purge's to change); a call that finds nothing returns 0. Every
+// method returns an error wrapping errcode.ErrUnavailable when the
+// database cannot be reached.
+type PurgeStore interface {
+	// PurgeOrgs returns every organization with its plan.
+	PurgeOrgs(ctx context.Context) ([]PurgeOrg, error)
+	// DeleteClicksBefore deletes orgID's clicks that occurred before
+	// before. An install that claimed a deleted click keeps its record,
+	// with no click (its click_id becomes NULL). The monthly click counts
+	// (billing) are never deleted.
+	DeleteClicksBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
+	// DeleteInstallsBefore deletes orgID's installs made before before. An
+	// attempt that names a deleted install keeps its record, with no
+	// install.
+	DeleteInstallsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
+	// DeleteAttemptsBefore deletes orgID's attribution attempts made
+	// before before.
+	DeleteAttemptsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
+	// DeleteUnstoredBefore deletes orgID's counts of clicks counted but not
+	// stored (QueryStore.UnstoredClicks) of the quarter hours that start
+	// before before.
+	DeleteUnstoredBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
+	// ClearClickIPsBefore empties the IP address and IP key of clicks of
+	// every organization that occurred before before and still have one,
+	// keeping their country, and setting their network class
+	// (NetworkClass of the IP) when the click has none yet.
+	ClearClickIPsBefore(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// PurgeResult counts what one purge removed.
+type PurgeResult struct {
+	ClicksDeleted   int64 `json:"clicks_deleted"`
+	InstallsDeleted int64 `json:"installs_deleted"`
+	AttemptsDeleted int64 `json:"attempts_deleted"`
+	// UnstoredDeleted counts the quarter hours of unstored clicks deleted.
+	UnstoredDeleted int64 `json:"unstored_deleted"`
+	IPsCleared      int64 `json:"ips_cleared"`
+}
+
+// Empty reports whether the purge removed nothing.
+func (r PurgeResult) Empty() bool { return r == PurgeResult{} }
+
+// PurgerOptions configure a Purger. Every zero value means its default.
+type PurgerOptions struct {
+	// Clock is the time the purge counts retention from; time.Now when
+	// nil.
+	Clock func() time.Time
+	// Interval is how often Run purges; DefaultPurgeInterval when zero.
+	Interval time.Duration
+	// BatchSize is how many rows one statement changes at most;
+	// DefaultPurgeBatch when zero.
+	BatchSize int
+	// Logger receives what each purge removed and its failures;
+	// slog.Default() when nil.
+	Logger *slog.Logger
+}
+
+// Purger enforces data retention (issue 15, item 5): it deletes each
+// organization's clicks, installs, attribution attempts and counts of
+// unstored clicks older than its plan keeps (org.Limits.Retention), and
+// clears the IP address of every click older than IPRetention. The
+// monthly click counts, which billing reads, are kept. Each kind of row
+// goes in batches of BatchSize rows per statement, repeated, so that the
+// purge never holds a long write lock (SQLite has one writer).
+//
+// Purging is idempotent, and several purgers (one per replica) may run at
+// once: a row is changed by one of them, and the others skip it or find
+// nothing. A plan's retention is applied as the plan is now: moving to a
+// plan that keeps less deletes the older data at the next purge.
+type Purger struct {
+	store PurgeStore
+	opts  PurgerOptions
+	log   *slog.Logger
+}
+
+// NewPurger returns a Purger over store.
+func NewPurger(store PurgeStore, opts PurgerOptions) *Purger {
+	if opts.Clock == nil {
+		opts.Clock = time.Now
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultPurgeInterval
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultPurgeBatch
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Purger{store: store, opts: opts, log: log}
+}
+
+// RunOnce purges once: for each organization its clicks, then its
+// installs, attempts and unstored counts older than its plan's retention,
+// and then the IP addresses of every click older than IPRetention. It
+// returns what it removed, also when it stops on an error: an
+// organization whose purge fails is logged and the others are purged, and
+// the errors are returned joined. It stops when ctx is done.
+func (p *Purger) RunOnce(ctx context.Context) (PurgeResult, error) {
+	var res PurgeResult
+	now := p.opts.Clock().UTC()
+	orgs, err := p.store.PurgeOrgs(ctx)
+	if err != nil {
+		return res, fmt.Errorf("analytics: purge: organizations: %w", err)
+	}
+	var errs []error
+	for _, o := range orgs {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		before := now.Add(-org.LimitsOf(o.Plan).Retention)
+		for _, step := range []struct {
+			what string
+			del  func(context.Context, uuid.UUID, time.Time, int) (int, error)
+			n    *int64
+		}{
+			{"clicks", p.store.DeleteClicksBefore, &res.ClicksDeleted},
+			{"installs", p.store.DeleteInstallsBefore, &res.InstallsDeleted},
+			{"attempts", p.store.DeleteAttemptsBefore, &res.AttemptsDeleted},
+			{"unstored clicks", p.store.DeleteUnstoredBefore, &res.UnstoredDeleted},
+		} {
+			err := p.batches(ctx, step.n, func(ctx context.Context, limit int) (int, error) {
+				return step.del(ctx, o.ID, before, limit)
+			})
+			if err != nil {
+				if ctx.Err() != nil {
+					return res, ctx.Err()
+				}
+				p.log.Warn("analytics: purge failed", "org_id", o.ID, "rows", step.what, "err", err)
+				errs = append(errs, fmt.Errorf("analytics: purge %s of %s: %w", step.what, o.ID, err))
+				break
+			}
+		}
+	}
+	before := now.Add(-IPRetention)
+	if err := p.batches(ctx, &res.IPsCleared, func(ctx context.Context, limit int) (int, error) {
+		return p.store.ClearClickIPsBefore(ctx, before, limit)
+	}); err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		errs = append(errs, fmt.Errorf("analytics: purge click IPs: %w", err))
+	}
+	return res, errors.Join(errs...)
+}
+
+// batches calls step with the batch size until it changes fewer rows,
+// adding what it changes to n.
+func (p *Purger) batches(ctx context.Context, n *int64, step func(context.Context, int) (int, error)) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k, err := step(ctx, p.opts.BatchSize)
+		*n += int64(k)
+		if err != nil {
+			return err
+		}
+		if k < p.opts.BatchSize {
+			return nil
+		}
+	}
+}
+
+// Run purges at once and then every Interval until ctx is done; a purge
+// that fails is logged and tried again at the next interval. It returns
+// nil when ctx is done.
+func (p *Purger) Run(ctx context.Context) error {
+	t := time.NewTicker(p.opts.Interval)
+	defer t.Stop()
+	for {
+		res, err := p.RunOnce(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
+			p.log.Warn("analytics: purge", "err", err)
+		}
+		if !res.Empty() {
+			p.log.Info("analytics: purged data older than retention", "clicks", res.ClicksDeleted,
+				"installs", res.InstallsDeleted, "attempts", res.AttemptsDeleted,
+				"unstored_quarter_hours", res.UnstoredDeleted, "ips_cleared", res.IPsCleared)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/org"
+)
+
+var _ analytics.PurgeStore = (*Store)(nil)
+
+// clickWithIP selects the clicks that still carry an IP address or IP key.
+// It is the predicate of the partial index on their occurred_at (migration
+// 20261125000004), in the same words, which SQLite needs to use the index.
+const clickWithIP = "(ip <> '' OR ip_key <> '')"
+
+// The purge's statements each change at most limit rows, chosen by a
+// subquery through an index that starts with the organization and the
+// time (or, for the IPs, the partial index of the clicks that carry one).
+// On PostgreSQL the subquery locks its rows FOR UPDATE SKIP LOCKED, so
+// that two purges at once never wait on each other or deadlock: each takes
+// the rows the other does not hold, and a row deleted by one is not seen
+// by the other. SQLite has one writer; each statement is its own short
+// transaction.
+
+// PurgeOrgs implements analytics.PurgeStore.
+func (s *Store) PurgeOrgs(ctx context.Context) ([]analytics.PurgeOrg, error) {
+	var rows []struct {
+		ID   uuid.UUID `bun:"id"`
+		Plan string    `bun:"plan"`
+	}
+	if err := s.db.NewSelect().Table("organizations").Column("id", "plan").OrderExpr("id").Scan(ctx, &rows); err != nil {
+		return nil, s.err("purge organizations", err)
+	}
+	out := make([]analytics.PurgeOrg, len(rows))
+	for i, r := range rows {
+		out[i] = analytics.PurgeOrg{ID: r.ID, Plan: org.Plan(r.Plan)}
+	}
+	return out, nil
+}
+
+// DeleteClicksBefore implements analytics.PurgeStore. The installs that
+// claimed a deleted click keep their row: installs.click_id is set to NULL
+// by its foreign key (ON DELETE SET NULL). click_counts is not touched.
+func (s *Store) DeleteClicksBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	return s.purgeRows(ctx, "purge clicks", "clicks", "id", "org_id = ? AND occurred_at < ?", orgID, before, limit)
+}
+
+// DeleteInstallsBefore implements analytics.PurgeStore. The attempts that
+// name a deleted install keep their row: attribution_attempts.install_id
+// is set to NULL by its foreign key (ON DELETE SET NULL).
+func (s *Store) DeleteInstallsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	return s.purgeRows(ctx, "purge installs", "installs", "id", "org_id = ? AND installed_at < ?", orgID, before, limit)
+}
+
+// DeleteAttemptsBefore implements analytics.PurgeStore.
+func (s *Store) DeleteAttemptsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	return s.purgeRows(ctx, "purge attempts", "attribution_attempts", "id", "org_id = ? AND created_at < ?", orgID, before, limit)
+}
+
+// DeleteUnstoredBefore implements analytics.PurgeStore.
+func (s *Store) DeleteUnstoredBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	// click_unstored's key is (org_id, slot): the organization's slots are
+	// chosen by the subquery, and the outer statement keeps to the
+	// organization.
+	return s.purgeRows(ctx, "purge unstored clicks", "click_unstored", "slot", "org_id = ? AND slot < ?", orgID, before, limit, orgID)
+}
+
+// purgeRows deletes at most limit rows of table that match where (with
+// orgID and before), chosen by key; outer, when given, is the organization
+// the outer statement keeps to, for a table whose key is not unique alone.
+func (s *Store) purgeRows(ctx context.Context, op, table, key, where string, orgID uuid.UUID, before time.Time, limit int, outer ...uuid.UUID) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	sub := s.db.NewSelect().Table(table).Column(key).Where(where, orgID, before.UTC()).Limit(int64(limit))
+	if s.db.Dialect().Name() == dialect.PG {
+		sub = sub.For("UPDATE SKIP LOCKED")
+	}
+	q := s.db.NewDelete().TableExpr(table).Where("? IN (?)", bun.Ident(key), sub)
+	if len(outer) > 0 {
+		q = q.Where("org_id = ?", outer[0])
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return 0, s.err(op, err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), s.err(op, err)
+}
+
+// ClearClickIPsBefore implements analytics.PurgeStore.
+//
+// In one transaction it reads at most limit clicks that carry an IP and
+// occurred before before (through the partial index of such clicks), and
+// empties their ip and ip_key, one statement per network class: a click
+// without an ip_class (written before the column, or by an older binary
+// while a deployment rolls) gets analytics.NetworkClass of its IP first.
+func (s *Store) ClearClickIPsBefore(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	pg := s.db.Dialect().Name() == dialect.PG
+	n := 0
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []struct {
+			ID      uuid.UUID `bun:"id"`
+			IP      string    `bun:"ip"`
+			IPClass string    `bun:"ip_class"`
+		}
+		sel := tx.NewSelect().Table("clicks").Column("id", "ip", "ip_class").
+			Where(clickWithIP+" AND occurred_at < ?", before.UTC()).Limit(int64(limit))
+		if pg {
+			sel = sel.For("UPDATE SKIP LOCKED")
+		}
+		if err := sel.Scan(ctx, &rows); err != nil {
+			return err
+		}
+		byClass := map[string][]uuid.UUID{}
+		for _, r := range rows {
+			class := r.IPClass
+			if class == "" {
+				class = analytics.NetworkClass(r.IP)
+			}
+			byClass[class] = append(byClass[class], r.ID)
+		}
+		for class, ids := range byClass {
+			if _, err := tx.NewUpdate().Table("clicks").Set("ip = '', ip_key = '', ip_class = ?", class).
+				Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		n = len(rows)
+		return nil
+	})
+	if err != nil {
+		return 0, s.err("clear click IPs", err)
+	}
+	return n, nil
+}
