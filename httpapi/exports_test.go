@@ -393,6 +393,9 @@ func TestClickExportMillionRowsFlatMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a million clicks")
 	}
+	if raceDetector {
+		t.Skip("loads a million clicks, too slow under the race detector; .ci/run runs it without")
+	}
 	const total = 1_000_000
 	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "hoplink.db"))
 	require.NoError(t, err)
