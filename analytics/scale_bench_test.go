@@ -11,11 +11,14 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/auth"
@@ -32,6 +35,10 @@ const (
 	envScaleBench = "HOPLINK_BENCH_ANALYTICS"
 	// envScaleClicks is how many clicks to load; 10,000,000 when unset.
 	envScaleClicks = "HOPLINK_BENCH_CLICKS"
+	// envScaleExplain, when set, logs after each query the plan of its
+	// count (EXPLAIN QUERY PLAN on SQLite, EXPLAIN (ANALYZE, BUFFERS) on
+	// PostgreSQL).
+	envScaleExplain = "HOPLINK_BENCH_ANALYTICS_EXPLAIN"
 	// envScaleDB names a SQLite file that keeps the loaded clicks between
 	// runs: loaded there once (through a temporary file beside it, renamed
 	// when complete), reused while it holds the same number of clicks.
@@ -56,6 +63,11 @@ type scaleWorld struct {
 	// top is the link with the most clicks.
 	top uuid.UUID
 	q   *analytics.Queries
+	// capture is the query hook of envScaleExplain, added at its first
+	// use.
+	capture *sqlCapture
+	// explained names the queries whose plan was logged.
+	explained map[string]bool
 }
 
 // scaleClickCount is how many clicks BenchmarkAnalyticsAtScale loads.
@@ -311,7 +323,7 @@ func (g *scaleGen) dayWithin(orgID uuid.UUID, dayStart, from, to time.Time, n in
 // newScaleWorld finds the link with the most clicks of o and sets up the
 // queries, whose clock is the load's end.
 func newScaleWorld(b *testing.B, s *store.Store, o *org.Organization) *scaleWorld {
-	w := &scaleWorld{store: s, org: o, end: o.CreatedAt.UTC()}
+	w := &scaleWorld{store: s, org: o, end: o.CreatedAt.UTC(), explained: map[string]bool{}}
 	// The generator's Zipf draw gives the most clicks to the first link
 	// created.
 	var top struct {
@@ -457,7 +469,80 @@ func benchScaleQueries(b *testing.B, w *scaleWorld, n int) {
 			b.StopTimer()
 			b.ReportMetric(scaleQuantile(lat, 50), "p50-ms")
 			b.ReportMetric(scaleQuantile(lat, 99), "p99-ms")
+			if os.Getenv(envScaleExplain) != "" && !w.explained[q.name] {
+				w.explained[q.name] = true
+				explainScaleQuery(b, w, func() error { _, err := q.run(ctx, w, p); return err })
+			}
 		})
+	}
+}
+
+// sqlCapture is a query hook that keeps the statements run while on.
+type sqlCapture struct {
+	mu    sync.Mutex
+	on    bool
+	stmts []string
+}
+
+func (c *sqlCapture) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (c *sqlCapture) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.on {
+		c.stmts = append(c.stmts, e.Query)
+	}
+}
+
+// explainScaleQuery runs a query once more, capturing its statements, and
+// logs the plan of the one that counts clicks (the one grouping clicks).
+func explainScaleQuery(b *testing.B, w *scaleWorld, run func() error) {
+	ctx := context.Background()
+	if w.capture == nil {
+		w.capture = &sqlCapture{}
+		w.store.DB().AddQueryHook(w.capture)
+	}
+	w.capture.mu.Lock()
+	w.capture.on, w.capture.stmts = true, nil
+	w.capture.mu.Unlock()
+	err := run()
+	w.capture.mu.Lock()
+	w.capture.on = false
+	stmts := w.capture.stmts
+	w.capture.mu.Unlock()
+	require.NoError(b, err)
+	for _, q := range stmts {
+		if !strings.Contains(q, "FROM clicks AS c") || !strings.Contains(q, "GROUP BY") {
+			continue
+		}
+		explain := "EXPLAIN QUERY PLAN "
+		if w.store.Dialect() != "sqlite" {
+			explain = "EXPLAIN (ANALYZE, BUFFERS) "
+		}
+		rows, err := w.store.DB().QueryContext(ctx, explain+q)
+		require.NoError(b, err)
+		cols, err := rows.Columns()
+		require.NoError(b, err)
+		var lines []string
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			require.NoError(b, rows.Scan(ptrs...))
+			text := make([]string, len(vals))
+			for i, v := range vals {
+				if bs, ok := v.([]byte); ok {
+					v = string(bs)
+				}
+				text[i] = fmt.Sprint(v)
+			}
+			lines = append(lines, strings.Join(text, " "))
+		}
+		require.NoError(b, rows.Err())
+		require.NoError(b, rows.Close())
+		b.Logf("%s\n%s", q, strings.Join(lines, "\n"))
 	}
 }
 
