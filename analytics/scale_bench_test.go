@@ -63,8 +63,7 @@ type scaleWorld struct {
 	// top is the link with the most clicks.
 	top uuid.UUID
 	q   *analytics.Queries
-	// capture is the query hook of envScaleExplain, added at its first
-	// use.
+	// capture is the query hook of envScaleExplain, or nil.
 	capture *sqlCapture
 	// explained names the queries whose plan was logged.
 	explained map[string]bool
@@ -223,7 +222,7 @@ func (g *scaleGen) day(orgID uuid.UUID, start, end time.Time, n int) []analytics
 // web-only) and n clicks over the scaleDays days before now, written
 // through Store.InsertClicks in batches of scaleBatch, day by day in time
 // order as the recorder writes them. It logs the load rate.
-func loadScaleWorld(b *testing.B, s *store.Store, n int) *scaleWorld {
+func loadScaleWorld(b *testing.B, s *store.Store, n int, capture *sqlCapture) *scaleWorld {
 	ctx := context.Background()
 	end := time.Now().UTC().Truncate(time.Minute)
 	o := &org.Organization{ID: uuid.Must(uuid.NewV7()), Name: "Analytics bench",
@@ -296,7 +295,7 @@ func loadScaleWorld(b *testing.B, s *store.Store, n int) *scaleWorld {
 		_, err := s.DB().ExecContext(ctx, "VACUUM ANALYZE clicks")
 		require.NoError(b, err)
 	}
-	return newScaleWorld(b, s, o)
+	return newScaleWorld(b, s, o, capture)
 }
 
 // dayWithin returns n clicks between from and to, drawn with the daily
@@ -321,9 +320,10 @@ func (g *scaleGen) dayWithin(orgID uuid.UUID, dayStart, from, to time.Time, n in
 }
 
 // newScaleWorld finds the link with the most clicks of o and sets up the
-// queries, whose clock is the load's end.
-func newScaleWorld(b *testing.B, s *store.Store, o *org.Organization) *scaleWorld {
-	w := &scaleWorld{store: s, org: o, end: o.CreatedAt.UTC(), explained: map[string]bool{}}
+// queries, whose clock is the load's end. capture, when not nil, is the
+// query hook s was opened with.
+func newScaleWorld(b *testing.B, s *store.Store, o *org.Organization, capture *sqlCapture) *scaleWorld {
+	w := &scaleWorld{store: s, org: o, end: o.CreatedAt.UTC(), capture: capture, explained: map[string]bool{}}
 	// The generator's Zipf draw gives the most clicks to the first link
 	// created.
 	var top struct {
@@ -342,19 +342,19 @@ func newScaleWorld(b *testing.B, s *store.Store, o *org.Organization) *scaleWorl
 // file named by envScaleDB when it holds them already, else a fresh load,
 // into that file (through a temporary file renamed when complete) or into
 // a file of the benchmark's temporary directory.
-func openScaleSQLite(b *testing.B, n int) *scaleWorld {
+func openScaleSQLite(b *testing.B, n int, capture *sqlCapture) *scaleWorld {
 	ctx := context.Background()
 	path := os.Getenv(envScaleDB)
 	if path == "" {
 		path = filepath.Join(b.TempDir(), "analytics.db")
 	}
 	if _, err := os.Stat(path); err == nil {
-		s, err := store.Open(ctx, path)
+		s, err := store.Open(ctx, path, capture.options()...)
 		require.NoError(b, err)
 		require.NoError(b, s.Migrate(ctx))
 		if o := findScaleOrg(b, s, n); o != nil {
 			b.Logf("sqlite: reusing %d clicks loaded at %s", n, o.CreatedAt.UTC().Format(time.RFC3339))
-			return newScaleWorld(b, s, o)
+			return newScaleWorld(b, s, o, capture)
 		}
 		require.NoError(b, s.Close())
 		b.Logf("sqlite: the cached file holds no %d clicks; loading again", n)
@@ -368,15 +368,15 @@ func openScaleSQLite(b *testing.B, n int) *scaleWorld {
 	s, err := store.Open(ctx, tmp)
 	require.NoError(b, err)
 	require.NoError(b, s.Migrate(ctx))
-	o := loadScaleWorld(b, s, n).org
+	o := loadScaleWorld(b, s, n, nil).org
 	require.NoError(b, s.Close())
 	for _, suffix := range []string{"-wal", "-shm"} {
 		_ = os.Remove(path + suffix)
 	}
 	require.NoError(b, os.Rename(tmp, path))
-	s, err = store.Open(ctx, path)
+	s, err = store.Open(ctx, path, capture.options()...)
 	require.NoError(b, err)
-	return newScaleWorld(b, s, o)
+	return newScaleWorld(b, s, o, capture)
 }
 
 // findScaleOrg returns the benchmark organization of n clicks in s, or nil.
@@ -469,7 +469,7 @@ func benchScaleQueries(b *testing.B, w *scaleWorld, n int) {
 			b.StopTimer()
 			b.ReportMetric(scaleQuantile(lat, 50), "p50-ms")
 			b.ReportMetric(scaleQuantile(lat, 99), "p99-ms")
-			if os.Getenv(envScaleExplain) != "" && !w.explained[q.name] {
+			if w.capture != nil && !w.explained[q.name] {
 				w.explained[q.name] = true
 				explainScaleQuery(b, w, func() error { _, err := q.run(ctx, w, p); return err })
 			}
@@ -482,6 +482,14 @@ type sqlCapture struct {
 	mu    sync.Mutex
 	on    bool
 	stmts []string
+}
+
+// options returns the store options that install c; none when c is nil.
+func (c *sqlCapture) options() []store.Option {
+	if c == nil {
+		return nil
+	}
+	return []store.Option{store.WithQueryHook(c)}
 }
 
 func (c *sqlCapture) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
@@ -498,10 +506,6 @@ func (c *sqlCapture) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 // logs the plan of the one that counts clicks (the one grouping clicks).
 func explainScaleQuery(b *testing.B, w *scaleWorld, run func() error) {
 	ctx := context.Background()
-	if w.capture == nil {
-		w.capture = &sqlCapture{}
-		w.store.DB().AddQueryHook(w.capture)
-	}
 	w.capture.mu.Lock()
 	w.capture.on, w.capture.stmts = true, nil
 	w.capture.mu.Unlock()
@@ -578,8 +582,12 @@ func BenchmarkAnalyticsAtScale(b *testing.B) {
 		b.Skip(envScaleBench + " is not set")
 	}
 	n := scaleClickCount()
+	var capture *sqlCapture
+	if os.Getenv(envScaleExplain) != "" {
+		capture = &sqlCapture{}
+	}
 	b.Run("sqlite", func(b *testing.B) {
-		w := openScaleSQLite(b, n)
+		w := openScaleSQLite(b, n, capture)
 		b.Cleanup(func() { _ = w.store.Close() })
 		benchScaleQueries(b, w, n)
 	})
@@ -587,7 +595,10 @@ func BenchmarkAnalyticsAtScale(b *testing.B) {
 		if os.Getenv(storetest.EnvPostgres) == "" {
 			b.Skip(storetest.EnvPostgres + " is not set")
 		}
-		w := loadScaleWorld(b, storetest.Postgres(b), n)
-		benchScaleQueries(b, w, n)
+		s, err := store.Open(context.Background(), storetest.PostgresDSN(b), capture.options()...)
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = s.Close() })
+		require.NoError(b, s.Migrate(context.Background()))
+		benchScaleQueries(b, loadScaleWorld(b, s, n, capture), n)
 	})
 }
