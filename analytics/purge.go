@@ -73,6 +73,9 @@ type PurgeStore interface {
 	// keeping their country, and setting their network class
 	// (NetworkClass of the IP) when the click has none yet.
 	ClearClickIPsBefore(ctx context.Context, before time.Time, limit int) (int, error)
+	// ClearInstallIPsBefore empties the IP address of installs of every
+	// organization made before before that still have one.
+	ClearInstallIPsBefore(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // PurgeResult counts what one purge removed.
@@ -83,6 +86,8 @@ type PurgeResult struct {
 	// UnstoredDeleted counts the quarter hours of unstored clicks deleted.
 	UnstoredDeleted int64 `json:"unstored_deleted"`
 	IPsCleared      int64 `json:"ips_cleared"`
+	// InstallIPsCleared counts the installs whose IP was cleared.
+	InstallIPsCleared int64 `json:"install_ips_cleared"`
 }
 
 // Empty reports whether the purge removed nothing.
@@ -190,6 +195,14 @@ func (p *Purger) RunOnce(ctx context.Context) (PurgeResult, error) {
 		}
 		errs = append(errs, fmt.Errorf("analytics: purge click IPs: %w", err))
 	}
+	if err := p.batches(ctx, &res.InstallIPsCleared, func(ctx context.Context, limit int) (int, error) {
+		return p.store.ClearInstallIPsBefore(ctx, before, limit)
+	}); err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		errs = append(errs, fmt.Errorf("analytics: purge install IPs: %w", err))
+	}
 	return res, errors.Join(errs...)
 }
 
@@ -228,7 +241,8 @@ func (p *Purger) Run(ctx context.Context) error {
 		if !res.Empty() {
 			p.log.Info("analytics: purged data older than retention", "clicks", res.ClicksDeleted,
 				"installs", res.InstallsDeleted, "attempts", res.AttemptsDeleted,
-				"unstored_quarter_hours", res.UnstoredDeleted, "ips_cleared", res.IPsCleared)
+				"unstored_quarter_hours", res.UnstoredDeleted, "ips_cleared", res.IPsCleared,
+				"install_ips_cleared", res.InstallIPsCleared)
 		}
 		select {
 		case <-ctx.Done():

@@ -71,6 +71,10 @@ func (f *fakePurgeStore) ClearClickIPsBefore(_ context.Context, b time.Time, l i
 	return f.take("ips", uuid.Nil, b, l)
 }
 
+func (f *fakePurgeStore) ClearInstallIPsBefore(_ context.Context, b time.Time, l int) (int, error) {
+	return f.take("install ips", uuid.Nil, b, l)
+}
+
 func newFakePurgeStore(orgs ...analytics.PurgeOrg) *fakePurgeStore {
 	return &fakePurgeStore{orgs: orgs, rows: map[string]int{}, cutoffs: map[string]time.Time{}, fail: map[string]error{}}
 }
@@ -89,19 +93,23 @@ func TestPurgerRetentionPerPlan(t *testing.T) {
 	f.rows["attempts "+growth.ID.String()] = 3
 	f.rows["unstored "+growth.ID.String()] = 1
 	f.rows["ips"] = 20
+	f.rows["install ips"] = 4
 	p := analytics.NewPurger(f, analytics.PurgerOptions{Clock: func() time.Time { return purgeAt }, BatchSize: 10})
 
 	res, err := p.RunOnce(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, analytics.PurgeResult{ClicksDeleted: 25, InstallsDeleted: 10, AttemptsDeleted: 3, UnstoredDeleted: 1, IPsCleared: 20}, res)
+	assert.Equal(t, analytics.PurgeResult{ClicksDeleted: 25, InstallsDeleted: 10, AttemptsDeleted: 3, UnstoredDeleted: 1, IPsCleared: 20,
+		InstallIPsCleared: 4}, res)
 	for kind, o := range map[string]analytics.PurgeOrg{"clicks": free, "attempts": growth} {
 		assert.Equal(t, purgeAt.Add(-org.LimitsOf(o.Plan).Retention), f.cutoffs[kind+" "+o.ID.String()], kind)
 	}
 	assert.Equal(t, purgeAt.AddDate(0, 0, -365), f.cutoffs["installs "+free.ID.String()], "Free keeps 365 days")
 	assert.Equal(t, purgeAt.AddDate(0, 0, -730), f.cutoffs["unstored "+growth.ID.String()], "Growth keeps 730 days")
 	assert.Equal(t, purgeAt.Add(-7*24*time.Hour), f.cutoffs["ips"], "IPs are kept 7 days")
-	// clicks: 10, 10, 5; installs: 10, 0; IPs: 10, 10, 0; one call for each other kind.
-	assert.Equal(t, 3+2+1+1+1+1+1+1+3, f.calls)
+	assert.Equal(t, purgeAt.Add(-7*24*time.Hour), f.cutoffs["install ips"], "installs' IPs too")
+	// clicks: 10, 10, 5; installs: 10, 0; IPs: 10, 10, 0; install IPs: 4;
+	// one call for each other kind.
+	assert.Equal(t, 3+2+1+1+1+1+1+1+3+1, f.calls)
 }
 
 // A failing organization is reported and the others are still purged.

@@ -143,3 +143,26 @@ func (s *Store) ClearClickIPsBefore(ctx context.Context, before time.Time, limit
 	}
 	return n, nil
 }
+
+// ClearInstallIPsBefore implements analytics.PurgeStore: it empties the IP
+// of at most limit installs, of every organization, made before before
+// that still carry one, found through the partial index of such installs.
+func (s *Store) ClearInstallIPsBefore(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	pick := s.db.NewSelect().Table("installs").Column("id").
+		Where("ip <> '' AND installed_at < ?", before.UTC()).Limit(int64(limit))
+	if s.db.Dialect().Name() == dialect.PG {
+		pick = pick.For("UPDATE SKIP LOCKED")
+	}
+	res, err := s.db.NewUpdate().Table("installs").Set("ip = ''").Where("id IN (?)", pick).Exec(ctx)
+	if err != nil {
+		return 0, s.err("clear install IPs", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, s.err("clear install IPs", err)
+	}
+	return int(n), nil
+}

@@ -103,6 +103,9 @@ func TestPurgeAppliesEachPlansRetention(t *testing.T) {
 		require.NoError(t, s.Claim(ctx, oldRec, oldAtt))
 		keptRec, keptAtt := installFor(w, freeLink, byAge[free.ID][366], daysAgo(364))
 		require.NoError(t, s.Claim(ctx, keptRec, keptAtt))
+		// An install of yesterday keeps its IP; the one of 364 days loses it.
+		recentRec, recentAtt := installFor(w, freeLink, byAge[free.ID][1], daysAgo(1))
+		require.NoError(t, s.Claim(ctx, recentRec, recentAtt))
 
 		for _, slot := range []time.Time{daysAgo(400), daysAgo(1)} {
 			_, err := s.DB().NewInsert().Table("click_unstored").Model(&map[string]any{
@@ -115,7 +118,7 @@ func TestPurgeAppliesEachPlansRetention(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, analytics.PurgeResult{
 			ClicksDeleted: 6 + 1, InstallsDeleted: 1, AttemptsDeleted: 1, UnstoredDeleted: 1,
-			IPsCleared: 2 + 7,
+			IPsCleared: 2 + 7, InstallIPsCleared: 1,
 		}, res)
 
 		for _, o := range []*org.Organization{free, growth} {
@@ -147,19 +150,24 @@ func TestPurgeAppliesEachPlansRetention(t *testing.T) {
 		var installs []struct {
 			ID      uuid.UUID  `bun:"id"`
 			ClickID *uuid.UUID `bun:"click_id"`
+			IP      string     `bun:"ip"`
 		}
-		require.NoError(t, s.DB().NewSelect().Table("installs").Column("id", "click_id").Scan(ctx, &installs))
-		require.Len(t, installs, 1, "the install past retention is deleted")
+		require.NoError(t, s.DB().NewSelect().Table("installs").Column("id", "click_id", "ip").
+			OrderExpr("installed_at").Scan(ctx, &installs))
+		require.Len(t, installs, 2, "the install past retention is deleted")
 		assert.Equal(t, keptRec.ID, installs[0].ID)
 		assert.Nil(t, installs[0].ClickID, "an install within retention keeps its record without its deleted click")
+		assert.Empty(t, installs[0].IP, "an install older than 7 days loses its IP")
+		assert.Equal(t, recentRec.ID, installs[1].ID)
+		assert.Equal(t, "203.0.113.7", installs[1].IP, "an install of yesterday keeps its IP")
 		var attempts []struct {
 			ID        uuid.UUID  `bun:"id"`
 			InstallID *uuid.UUID `bun:"install_id"`
 		}
 		require.NoError(t, s.DB().NewSelect().Table("attribution_attempts").Column("id", "install_id").Scan(ctx, &attempts))
-		require.Len(t, attempts, 1)
-		assert.Equal(t, keptAtt.ID, attempts[0].ID)
-		assert.Equal(t, &keptRec.ID, attempts[0].InstallID)
+		require.Len(t, attempts, 2)
+		installOf := map[uuid.UUID]*uuid.UUID{attempts[0].ID: attempts[0].InstallID, attempts[1].ID: attempts[1].InstallID}
+		assert.Equal(t, map[uuid.UUID]*uuid.UUID{keptAtt.ID: &keptRec.ID, recentAtt.ID: &recentRec.ID}, installOf)
 		unstored, err := s.DB().NewSelect().Table("click_unstored").Count(ctx)
 		require.NoError(t, err)
 		assert.EqualValues(t, 1, unstored)

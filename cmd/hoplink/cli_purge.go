@@ -28,6 +28,7 @@ func (e *cliEnv) purgeCommand() *cli.Command {
 			return res, func(w io.Writer) {
 				fmt.Fprintf(w, "clicks deleted:    %d\ninstalls deleted:  %d\nattempts deleted:  %d\nIPs cleared:       %d\n",
 					res.ClicksDeleted, res.InstallsDeleted, res.AttemptsDeleted, res.IPsCleared)
+				fmt.Fprintf(w, "install IPs cleared: %d\n", res.InstallIPsCleared)
 				fmt.Fprintf(w, "unstored click counts deleted (quarter hours): %d\n", res.UnstoredDeleted)
 			}, nil
 		}),

@@ -20,7 +20,7 @@ func TestPurge(t *testing.T) {
 
 	doc := ok(t, "", "purge", "--db", db, "--json")
 	assert.Equal(t, map[string]any{"clicks_deleted": 1.0, "installs_deleted": 0.0, "attempts_deleted": 0.0,
-		"unstored_deleted": 0.0, "ips_cleared": 1.0}, doc)
+		"unstored_deleted": 0.0, "ips_cleared": 1.0, "install_ips_cleared": 0.0}, doc)
 
 	run := hoplink(t, "", "purge", "--db", db)
 	require.NoError(t, run.err, run.stderr)
