@@ -37,7 +37,8 @@ type LinkResolver interface {
 }
 
 // RedirectEvent describes one redirect of a real visitor (never a bot, a
-// 404, a 410 or a password form): what the click recorder stores.
+// 404, a 410, a password form or a HEAD request): what the click recorder
+// stores.
 type RedirectEvent struct {
 	// ClickID is the click's id, also carried in a Play Store target's
 	// install referrer.
@@ -86,7 +87,7 @@ type LinkDomainOptions struct {
 	// Logger receives unexpected errors; slog.Default when nil.
 	Logger *slog.Logger
 	// OnRedirect, when not nil, is called once for every redirect of a real
-	// visitor, after the response headers are set and before the body is
+	// visitor (GET, or POST of a password form; never HEAD), after the response headers are set and before the body is
 	// written, on the request's goroutine: it must not block (the click
 	// recorder only enqueues). Nil records nothing.
 	OnRedirect func(ctx context.Context, ev RedirectEvent)
@@ -143,7 +144,9 @@ const (
 //     tags, Twitter card tags and a canonical link to the destination;
 //   - every other visitor is routed (linking.RouteVisitor, with a new UUIDv7
 //     click id), the target goes through params.Apply, and the answer is
-//     302 with Location, Cache-Control: no-store and ReferrerPolicy.
+//     302 with Location, Cache-Control: no-store and ReferrerPolicy; HEAD
+//     gets the same status and headers and records no click (OnRedirect is
+//     not called).
 //
 // Slugs match without regard to ASCII case; "/" and any path of more than
 // one segment is 404. POST is answered by protected links only; other
@@ -261,7 +264,10 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 		h.log.WarnContext(r.Context(), "link target does not parse", "link_id", res.Link.ID, "err", err)
 		location = route.URL
 	}
-	if h.opts.OnRedirect != nil {
+	// HEAD answers as GET does, Location and all, but records no click: a
+	// client that only looks at the headers (a link checker, a prefetch)
+	// did not follow the link, as the SDK resolve records none either.
+	if h.opts.OnRedirect != nil && r.Method != http.MethodHead {
 		h.opts.OnRedirect(r.Context(), RedirectEvent{
 			ClickID:        clickID,
 			Time:           h.clock(),
@@ -294,20 +300,23 @@ func (h *LinkDomain) movedPermanently(w http.ResponseWriter, r *http.Request, l 
 }
 
 // writeRedirect answers with status and Location location, no-store, and,
-// unless the request is HEAD, the short body of a redirect.
+// unless the request is HEAD, the short body of a redirect. HEAD gets the
+// body's Content-Length too, so that its headers are those of GET.
 func (h *LinkDomain) writeRedirect(w http.ResponseWriter, r *http.Request, status int, location string) {
+	escaped := template.HTMLEscapeString(location)
+	size := len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail)
 	hd := w.Header()
 	hd["Location"] = []string{location}
 	hd["Cache-Control"] = noStore
 	hd["Referrer-Policy"] = referrerPolicy
 	hd["Content-Type"] = htmlType
+	hd["Content-Length"] = []string{strconv.Itoa(size)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	escaped := template.HTMLEscapeString(location)
 	var b strings.Builder
-	b.Grow(len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail))
+	b.Grow(size)
 	b.WriteString(redirectHead)
 	b.WriteString(escaped)
 	b.WriteString(redirectMid)
