@@ -148,6 +148,9 @@ const (
 //     gets the same status and headers and records no click (OnRedirect is
 //     not called).
 //
+// Every response carries the same security headers (LinkDomainCSP,
+// nosniff, X-Frame-Options DENY), set in one place before anything else.
+//
 // Slugs match without regard to ASCII case; "/" and any path of more than
 // one segment is 404. POST is answered by protected links only; other
 // methods are 405.
@@ -180,6 +183,7 @@ func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
 
 // ServeHTTP implements http.Handler.
 func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header())
 	path := r.URL.Path
 	switch path {
 	case "/healthz", "/readyz":
