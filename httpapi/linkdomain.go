@@ -162,6 +162,9 @@ type LinkDomain struct {
 	pw     passwordGate
 	// devices remembers the classification of the user agents seen most.
 	devices *linking.DeviceCache
+	// lookups logs failures of link and app lookups (a database outage) by
+	// state change, not one line per request.
+	lookups *failureLog
 }
 
 // NewLinkDomain returns the link-domain handler.
@@ -178,6 +181,7 @@ func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
 		h.clock = time.Now
 	}
 	h.pw = newPasswordGate(opts, h.clock)
+	h.lookups = newFailureLog(h.log, h.clock, failureSummaryEvery, "link lookups")
 	return h
 }
 
@@ -224,9 +228,10 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host := HostOf(r)
 	res, moved, err := h.opts.Resolver.ResolveAddress(r.Context(), host, slug)
 	if err != nil {
-		h.fail(w, r, err)
+		h.lookupFailed(w, r, err)
 		return
 	}
+	h.lookups.success(r.Context())
 	if moved {
 		if post {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -420,19 +425,45 @@ var errorTexts = map[int]struct{ Title, Text string }{
 	http.StatusInternalServerError: {"Something went wrong", "Please try again later."},
 }
 
+// lookupFailed answers err of a link or app lookup. A 404 or 410 is the
+// database answering, a success for h.lookups. A failure (500 or more)
+// while the client waits is counted by h.lookups, which logs it by state
+// change, and is answered without a line of its own: during an outage every
+// uncached link fails, thousands a second under load.
+func (h *LinkDomain) lookupFailed(w http.ResponseWriter, r *http.Request, err error) {
+	status := httperr.StatusOf(errcode.CodeOf(err))
+	switch {
+	case status < 500:
+		h.lookups.success(r.Context())
+	case r.Context().Err() == nil:
+		h.lookups.failure(r.Context(), err)
+		h.answerError(w, r, err, nil)
+		return
+	}
+	h.fail(w, r, err)
+}
+
 // fail answers err: the error envelope when the client prefers JSON, else a
 // small HTML page with the same status. Both are no-store, so that a link
-// created after a 404 works at once.
+// created after a 404 works at once. An answer of 500 or more is logged.
 func (h *LinkDomain) fail(w http.ResponseWriter, r *http.Request, err error) {
+	h.answerError(w, r, err, h.log)
+}
+
+// answerError is fail, logging an answer of 500 or more to log unless log
+// is nil.
+func (h *LinkDomain) answerError(w http.ResponseWriter, r *http.Request, err error, log *slog.Logger) {
 	w.Header()["Cache-Control"] = noStore
 	if prefersJSON(r.Header.Get("Accept")) {
-		writeError(w, r, h.log, err, "")
+		writeError(w, r, log, err, "")
 		return
 	}
 	status, _ := httperr.Envelope(err)
 	if status >= 500 {
-		h.log.ErrorContext(r.Context(), "link-domain request failed", "method", r.Method, "host", r.Host,
-			"path", r.URL.Path, "status", status, "err", err)
+		if log != nil {
+			log.ErrorContext(r.Context(), "link-domain request failed", "method", r.Method, "host", r.Host,
+				"path", r.URL.Path, "status", status, "err", err)
+		}
 		if status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", httperr.RetryAfterUnavailable)
 		}
@@ -500,9 +531,10 @@ func prefersJSON(accept string) bool {
 func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build func(*linking.App) any) {
 	app, err := h.opts.Resolver.AppForDomain(r.Context(), HostOf(r))
 	if err != nil {
-		h.fail(w, r, err)
+		h.lookupFailed(w, r, err)
 		return
 	}
+	h.lookups.success(r.Context())
 	doc := build(app)
 	if doc == nil {
 		h.fail(w, r, errcode.New(errcode.NotFound, "the app of this link domain lacks the fields of this file"))
