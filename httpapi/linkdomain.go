@@ -37,7 +37,8 @@ type LinkResolver interface {
 }
 
 // RedirectEvent describes one redirect of a real visitor (never a bot, a
-// 404, a 410 or a password form): what the click recorder stores.
+// 404, a 410, a password form or a HEAD request): what the click recorder
+// stores.
 type RedirectEvent struct {
 	// ClickID is the click's id, also carried in a Play Store target's
 	// install referrer.
@@ -86,7 +87,7 @@ type LinkDomainOptions struct {
 	// Logger receives unexpected errors; slog.Default when nil.
 	Logger *slog.Logger
 	// OnRedirect, when not nil, is called once for every redirect of a real
-	// visitor, after the response headers are set and before the body is
+	// visitor (GET, or POST of a password form; never HEAD), after the response headers are set and before the body is
 	// written, on the request's goroutine: it must not block (the click
 	// recorder only enqueues). Nil records nothing.
 	OnRedirect func(ctx context.Context, ev RedirectEvent)
@@ -143,7 +144,12 @@ const (
 //     tags, Twitter card tags and a canonical link to the destination;
 //   - every other visitor is routed (linking.RouteVisitor, with a new UUIDv7
 //     click id), the target goes through params.Apply, and the answer is
-//     302 with Location, Cache-Control: no-store and ReferrerPolicy.
+//     302 with Location, Cache-Control: no-store and ReferrerPolicy; HEAD
+//     gets the same status and headers and records no click (OnRedirect is
+//     not called).
+//
+// Every response carries the same security headers (LinkDomainCSP,
+// nosniff, X-Frame-Options DENY), set in one place before anything else.
 //
 // Slugs match without regard to ASCII case; "/" and any path of more than
 // one segment is 404. POST is answered by protected links only; other
@@ -156,6 +162,9 @@ type LinkDomain struct {
 	pw     passwordGate
 	// devices remembers the classification of the user agents seen most.
 	devices *linking.DeviceCache
+	// lookups logs failures of link and app lookups (a database outage) by
+	// state change, not one line per request.
+	lookups *failureLog
 }
 
 // NewLinkDomain returns the link-domain handler.
@@ -172,11 +181,13 @@ func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
 		h.clock = time.Now
 	}
 	h.pw = newPasswordGate(opts, h.clock)
+	h.lookups = newFailureLog(h.log, h.clock, failureSummaryEvery, "link lookups")
 	return h
 }
 
 // ServeHTTP implements http.Handler.
 func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	securityHeaders(w.Header())
 	path := r.URL.Path
 	switch path {
 	case "/healthz", "/readyz":
@@ -217,9 +228,10 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	host := HostOf(r)
 	res, moved, err := h.opts.Resolver.ResolveAddress(r.Context(), host, slug)
 	if err != nil {
-		h.fail(w, r, err)
+		h.lookupFailed(w, r, err)
 		return
 	}
+	h.lookups.success(r.Context())
 	if moved {
 		if post {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -261,7 +273,10 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 		h.log.WarnContext(r.Context(), "link target does not parse", "link_id", res.Link.ID, "err", err)
 		location = route.URL
 	}
-	if h.opts.OnRedirect != nil {
+	// HEAD answers as GET does, Location and all, but records no click: a
+	// client that only looks at the headers (a link checker, a prefetch)
+	// did not follow the link, as the SDK resolve records none either.
+	if h.opts.OnRedirect != nil && r.Method != http.MethodHead {
 		h.opts.OnRedirect(r.Context(), RedirectEvent{
 			ClickID:        clickID,
 			Time:           h.clock(),
@@ -294,20 +309,23 @@ func (h *LinkDomain) movedPermanently(w http.ResponseWriter, r *http.Request, l 
 }
 
 // writeRedirect answers with status and Location location, no-store, and,
-// unless the request is HEAD, the short body of a redirect.
+// unless the request is HEAD, the short body of a redirect. HEAD gets the
+// body's Content-Length too, so that its headers are those of GET.
 func (h *LinkDomain) writeRedirect(w http.ResponseWriter, r *http.Request, status int, location string) {
+	escaped := template.HTMLEscapeString(location)
+	size := len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail)
 	hd := w.Header()
 	hd["Location"] = []string{location}
 	hd["Cache-Control"] = noStore
 	hd["Referrer-Policy"] = referrerPolicy
 	hd["Content-Type"] = htmlType
+	hd["Content-Length"] = []string{strconv.Itoa(size)}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return
 	}
-	escaped := template.HTMLEscapeString(location)
 	var b strings.Builder
-	b.Grow(len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail))
+	b.Grow(size)
 	b.WriteString(redirectHead)
 	b.WriteString(escaped)
 	b.WriteString(redirectMid)
@@ -407,19 +425,45 @@ var errorTexts = map[int]struct{ Title, Text string }{
 	http.StatusInternalServerError: {"Something went wrong", "Please try again later."},
 }
 
+// lookupFailed answers err of a link or app lookup. A 404 or 410 is the
+// database answering, a success for h.lookups. A failure (500 or more)
+// while the client waits is counted by h.lookups, which logs it by state
+// change, and is answered without a line of its own: during an outage every
+// uncached link fails, thousands a second under load.
+func (h *LinkDomain) lookupFailed(w http.ResponseWriter, r *http.Request, err error) {
+	status := httperr.StatusOf(errcode.CodeOf(err))
+	switch {
+	case status < 500:
+		h.lookups.success(r.Context())
+	case r.Context().Err() == nil:
+		h.lookups.failure(r.Context(), err)
+		h.answerError(w, r, err, nil)
+		return
+	}
+	h.fail(w, r, err)
+}
+
 // fail answers err: the error envelope when the client prefers JSON, else a
 // small HTML page with the same status. Both are no-store, so that a link
-// created after a 404 works at once.
+// created after a 404 works at once. An answer of 500 or more is logged.
 func (h *LinkDomain) fail(w http.ResponseWriter, r *http.Request, err error) {
+	h.answerError(w, r, err, h.log)
+}
+
+// answerError is fail, logging an answer of 500 or more to log unless log
+// is nil.
+func (h *LinkDomain) answerError(w http.ResponseWriter, r *http.Request, err error, log *slog.Logger) {
 	w.Header()["Cache-Control"] = noStore
 	if prefersJSON(r.Header.Get("Accept")) {
-		writeError(w, r, h.log, err, "")
+		writeError(w, r, log, err, "")
 		return
 	}
 	status, _ := httperr.Envelope(err)
 	if status >= 500 {
-		h.log.ErrorContext(r.Context(), "link-domain request failed", "method", r.Method, "host", r.Host,
-			"path", r.URL.Path, "status", status, "err", err)
+		if log != nil {
+			log.ErrorContext(r.Context(), "link-domain request failed", "method", r.Method, "host", r.Host,
+				"path", r.URL.Path, "status", status, "err", err)
+		}
 		if status == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", httperr.RetryAfterUnavailable)
 		}
@@ -487,9 +531,10 @@ func prefersJSON(accept string) bool {
 func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build func(*linking.App) any) {
 	app, err := h.opts.Resolver.AppForDomain(r.Context(), HostOf(r))
 	if err != nil {
-		h.fail(w, r, err)
+		h.lookupFailed(w, r, err)
 		return
 	}
+	h.lookups.success(r.Context())
 	doc := build(app)
 	if doc == nil {
 		h.fail(w, r, errcode.New(errcode.NotFound, "the app of this link domain lacks the fields of this file"))

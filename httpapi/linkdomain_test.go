@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -548,4 +549,63 @@ func TestLinkDomainAssociationFiles(t *testing.T) {
 // principalOf is a principal of o with every requestable scope and no creator.
 func principalOf(o *testOrg) *auth.Principal {
 	return testkit.Principal(o.ID, auth.RequestableScopes...)
+}
+
+// TestLinkDomainHeadRecordsNoClick checks that HEAD gets what GET gets,
+// status and headers, and that only GET records a click.
+func TestLinkDomainHeadRecordsNoClick(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newDomainHarness(t, s)
+		o := h.newOrg(t, "Acme")
+		app := h.fullApp(t, o, "null")
+		web := h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"web","og_title":"Sale"}`)
+		appLink := h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"app-link","app_id":"`+app.ID.String()+`"}`)
+		events := func() int {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return len(h.events)
+		}
+		// The click id in a Play Store referrer differs from one request to
+		// the next; everything else must not.
+		clickID := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+		headers := func(r *response) http.Header {
+			hd := r.header.Clone()
+			hd.Del("Date")
+			if loc := hd.Get("Location"); loc != "" {
+				hd.Set("Location", clickID.ReplaceAllString(loc, "{click}"))
+			}
+			return hd
+		}
+
+		tests := []struct {
+			name   string
+			link   linkBody
+			ua     string
+			status int
+			clicks int // recorded by GET
+		}{
+			{"a redirect", web, uaDesktop, http.StatusFound, 1},
+			{"a bot preview", web, uaTwitter, http.StatusOK, 0},
+			{"an app link to the Play Store", appLink, uaAndroid, http.StatusFound, 1},
+			{"an app link to the App Store", appLink, uaIPhone, http.StatusFound, 1},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				v := visit{host: tt.link.Domain, path: "/" + tt.link.Slug, ua: tt.ua}
+				before := events()
+				get := h.visit(t, v)
+				require.Equal(t, tt.status, get.status, "body: %s", get.body)
+				assert.Equal(t, before+tt.clicks, events(), "GET records %d click(s)", tt.clicks)
+
+				v.method = http.MethodHead
+				before = events()
+				head := h.visit(t, v)
+				assert.Equal(t, before, events(), "HEAD records no click")
+				assert.Equal(t, get.status, head.status)
+				assert.Equal(t, headers(get), headers(head))
+				assert.Empty(t, head.body)
+			})
+		}
+	})
 }

@@ -98,8 +98,8 @@ type passwordFormData struct {
 	Error  string
 }
 
-// passwordStyle is the form page's only style; the Content-Security-Policy
-// allows it by its hash.
+// passwordStyle is the form page's only style; LinkDomainCSP allows it by
+// its hash.
 const passwordStyle = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}` +
 	`label,input,button{display:block;font:inherit;margin:.5rem 0}input{width:100%;box-sizing:border-box;padding:.4rem}` +
 	`.error{color:#b00020}`
@@ -123,21 +123,6 @@ var passwordPage = template.Must(template.New("password").Parse(`<!doctype html>
 </form>
 </body></html>
 `))
-
-// PasswordPageCSP is the Content-Security-Policy of the password form: no
-// script, no resources, its one inline style by hash, no framing, no base.
-//
-// It has no form-action directive on purpose. Chrome and Safari apply
-// form-action to every redirect that follows a form submission, not only to
-// the form's action (w3c/webappsec-csp#8), so form-action 'self' would block
-// the 302 to the destination that a correct password answers, which is
-// another origin by design. The form's action is fixed by the template and
-// the page runs no script, so nothing on it can retarget the form.
-var PasswordPageCSP = func() string {
-	sum := sha256.Sum256([]byte(passwordStyle))
-	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
-		"'; base-uri 'none'; frame-ancestors 'none'"
-}()
 
 // Messages of the password form.
 const (
@@ -228,11 +213,9 @@ func (h *LinkDomain) showPasswordForm(w http.ResponseWriter, r *http.Request, st
 		h.fail(w, r, err)
 		return
 	}
-	hd := w.Header()
-	hd.Set("Content-Security-Policy", PasswordPageCSP)
-	hd.Set("X-Frame-Options", "DENY")
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
+	// The security headers are set for every response (securityHeaders);
+	// the form's page alone sends no referrer.
+	w.Header().Set("Referrer-Policy", "no-referrer")
 	h.page(w, r, status, passwordPage, passwordFormData{Action: action, Token: token, Error: msg})
 }
 
