@@ -18,12 +18,12 @@ import (
 const MaxBodyBytes = 1 << 20
 
 // Decode reads r's JSON body into dst, a pointer to a struct, strictly: the
-// body must be one JSON object of at most MaxBodyBytes, with no field that
-// dst lacks and every value of the right type. Failures are
-// VALIDATION_ERROR with details.fields naming each field, or
-// PAYLOAD_TOO_LARGE.
+// body must be one JSON object of at most MaxBodyBytes, with every string
+// in valid UTF-8, no key twice in one object, no field that dst lacks and
+// every value of the right type. Failures are VALIDATION_ERROR with
+// details.fields naming each field, or PAYLOAD_TOO_LARGE.
 func Decode(r *http.Request, dst any) error {
-	body, err := ReadBody(r)
+	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
@@ -32,8 +32,24 @@ func Decode(r *http.Request, dst any) error {
 
 // ReadBody reads r's body, at most MaxBodyBytes: a larger body is
 // PAYLOAD_TOO_LARGE, and one that cannot be read VALIDATION_ERROR naming
-// the field "body".
+// the field "body". A body that is one JSON object is checked as
+// DecodeObject checks it before decoding: a string not in valid UTF-8 or a
+// key twice in one object is VALIDATION_ERROR naming each by its path. Any
+// other body is returned as read, for the caller's decoder to judge.
 func ReadBody(r *http.Request) ([]byte, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText(body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}
+
+// readBody is ReadBody without the check of the JSON text, which Decode
+// leaves to DecodeObject.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
@@ -46,14 +62,22 @@ func ReadBody(r *http.Request) ([]byte, error) {
 }
 
 // DecodeObject decodes body, one JSON object, into dst, a pointer to a
-// struct, as strictly as Decode decodes request bodies: a field dst lacks or
-// a value of the wrong type is VALIDATION_ERROR with details.fields naming
+// struct, as strictly as Decode decodes request bodies. First, in one pass
+// over its bytes, a string (key or value) not in valid UTF-8 or a key
+// that appears twice in one object, at any depth, is VALIDATION_ERROR with
+// details.fields naming each by its path in the order of the body; a \u
+// escape of a lone UTF-16 surrogate ("\ud800") counts as invalid UTF-8, as
+// encoding/json would replace it with U+FFFD. Then a field dst lacks or a
+// value of the wrong type is VALIDATION_ERROR with details.fields naming
 // the field, sorted by name. A field whose own UnmarshalJSON returns an
 // errcode error keeps it: its field errors are listed as they are, and any
 // other code is the answer. The MCP tools decode their arguments with it.
 func DecodeObject(body []byte, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return errcode.Field("body", "a JSON object is required")
+	}
+	if err := checkText(body); err != nil {
+		return err
 	}
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -1,11 +1,13 @@
 package strictjson_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -83,14 +85,81 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`{"nested":{"on":true}}`)
 	f.Add(`[]`)
 	f.Add(`{"when":"x"}`)
+	f.Add("{\"name\":\"a\xffb\",\"tags\":[\"\xc3\"]}")
+	f.Add("{\"nested\":{\"o\xfen\":true}}")
+	f.Add(`{"name":"\ud800","tags":["\ud83d\ude00","\udc00"]}`)
+	f.Add(`{"name":"a","name":"b"}`)
+	f.Add(`{"nested":{"on":true,"on":false},"tags":[]}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var dst decodeTarget
 		err := strictjson.DecodeObject([]byte(body), &dst)
 		if err == nil {
+			// Nothing was replaced on the way: the body is valid UTF-8,
+			// and a U+FFFD decoded was written in it.
+			if !utf8.ValidString(body) {
+				t.Fatalf("accepted invalid UTF-8 %q", body)
+			}
+			written := strings.Contains(body, "\uFFFD") || strings.Contains(strings.ToLower(body), `\ufffd`)
+			for _, s := range append([]string{dst.Name}, dst.Tags...) {
+				if strings.ContainsRune(s, utf8.RuneError) && !written {
+					t.Fatalf("accepted %q, decoded with a replacement", body)
+				}
+			}
+			if hasDuplicateKey(body) {
+				t.Fatalf("accepted a duplicate key in %q", body)
+			}
 			return
 		}
-		if errcode.CodeOf(err) != errcode.ValidationError {
+		e, ok := errcode.As(err)
+		if !ok || e.Code != errcode.ValidationError {
 			t.Fatalf("unexpected error %v", err)
 		}
+		for _, f := range e.Fields {
+			if f.Message == "appears more than once" && !hasDuplicateKey(body) {
+				t.Fatalf("%s named twice in %q, which has no duplicate key", f.Field, body)
+			}
+		}
 	})
+}
+
+// hasDuplicateKey reports whether body, read token by token, is JSON with
+// a key twice in one object.
+func hasDuplicateKey(body string) bool {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	type object struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*object // nil for an array
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *object
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if s, ok := tok.(string); ok && top != nil && top.wantKey {
+			if top.keys[s] {
+				return true
+			}
+			top.keys[s], top.wantKey = true, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &object{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && stack[len(stack)-1] != nil {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
 }
