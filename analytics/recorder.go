@@ -122,6 +122,12 @@ type Recorder struct {
 
 	closed   atomic.Bool
 	inflight atomic.Int64
+	// waiting counts the clicks taken from Record and not yet written:
+	// those in ch and those Run holds in its partial batch. Record wakes
+	// Run when they make a full batch, counting both, so that a batch
+	// completed by a click that arrives just after Run took the others
+	// from ch is not left to the next tick.
+	waiting atomic.Int64
 
 	// overflow sums the clicks that arrived while the buffer was full, by
 	// organization and minute, until Run writes them as CountOnly clicks.
@@ -204,7 +210,7 @@ func (r *Recorder) Record(c Click) bool {
 	select {
 	case r.ch <- c:
 		r.accepted.Add(1)
-		if len(r.ch) >= r.opts.BatchSize {
+		if r.waiting.Add(1) >= int64(r.opts.BatchSize) {
 			select {
 			case r.full <- struct{}{}:
 			default: // Run has been told already
@@ -281,9 +287,11 @@ func (r *Recorder) Run(ctx context.Context) error {
 			// Take what waits now too, so that a tick writes everything
 			// recorded before it, overflow sums included.
 			batch = r.fill(write, batch)
+			taken := len(batch)
 			batch = r.takeOverflow(batch)
 			if len(batch) > 0 {
 				r.flush(write, batch, r.opts.WriteTimeout)
+				r.waiting.Add(-int64(taken))
 				batch = batch[:0]
 			}
 		case <-ctx.Done():
@@ -302,6 +310,7 @@ func (r *Recorder) fill(ctx context.Context, batch []Click) []Click {
 			batch = append(batch, c)
 			if len(batch) == r.opts.BatchSize {
 				r.flush(ctx, batch, r.opts.WriteTimeout)
+				r.waiting.Add(-int64(len(batch)))
 				batch = batch[:0]
 			}
 		default:
