@@ -60,6 +60,7 @@ var leafImports = map[string][]string{
 	"params":          {"errcode"},
 	"ratelimit":       {"errcode", "errcode/httperr"},
 	"geo":             nil,
+	"dbdeadline":      {"errcode"},
 }
 
 func allowed(pkg string, list []string) bool {
