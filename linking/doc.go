@@ -15,7 +15,8 @@
 // INVALID_DOMAIN, DEFAULT_DOMAIN_UNAVAILABLE, SLUG_TAKEN).
 //
 // Nothing in this package imports store, httpapi, bun, fx or net/http; the
-// DNS client github.com/miekg/dns is used by cname.go alone.
+// DNS client github.com/miekg/dns is used by cname.go alone, and the
+// deadline helper dbdeadline by resolve.go alone.
 //
 // # Decisions where SPEC.md is silent
 //
@@ -125,6 +126,23 @@
 //     the link's state. The cache keeps an old address as the key and id of
 //     its link, never a copy of it, so writes that invalidate the link reach
 //     its old addresses at once.
+//
+// The link cache (Resolver in resolve.go; what the link-domain handler and
+// the SDK resolve read):
+//   - Entries, found or not, live 5 seconds (ResolverOptions.TTL); every
+//     load from the store runs under a deadline (StoreTimeout, one second by
+//     default), past which it is errcode.ErrUnavailable
+//     (dbdeadline.ErrTimeout).
+//   - Stale if error: when the reload of an expired entry that holds a
+//     link, an old address or a domain's app fails because the store cannot
+//     be reached, the last known answer keeps answering for up to
+//     StaleIfError (an hour by default) past the entry's expiry; the
+//     failure neither evicts nor renews it, and the store is asked again at
+//     most once per TTL meanwhile. The link's own states still apply (an
+//     expiry that passes during the outage is 410).
+//   - "Does not exist" is never served stale: an unknown slug is 404 only
+//     while the store's answer is fresh, and the store's error (503 to a
+//     client) once it cannot be asked.
 //
 // Link move choice (move_choice.go; SPEC.md, link move choice):
 //   - A link uses its app's previous subdomain when it has an app whose

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/params"
 )
@@ -76,6 +77,9 @@ const (
 	// DefaultResolveCacheSize is how many links (and, separately, how many
 	// link domains' apps) a Resolver keeps at most.
 	DefaultResolveCacheSize = 50_000
+	// DefaultStaleIfError is how long past its TTL a Resolver's entry that
+	// holds a link keeps answering while the store cannot be reached.
+	DefaultStaleIfError = time.Hour
 )
 
 // ResolverOptions configure a Resolver. The zero value uses the defaults.
@@ -93,6 +97,20 @@ type ResolverOptions struct {
 	MaxEntries int
 	// Clock is the time, for expiry of links and of cache entries; time.Now when nil.
 	Clock func() time.Time
+	// StoreTimeout bounds each load from the store (a link with its app and
+	// organization defaults, or a link domain's app), so that a stalled
+	// connection fails the lookup instead of holding the request: a load
+	// that runs out of time is dbdeadline.ErrTimeout, which wraps
+	// errcode.ErrUnavailable. If zero, dbdeadline.Default; a negative
+	// value sets no deadline.
+	StoreTimeout time.Duration
+	// StaleIfError is how long past its TTL an entry that holds a link, an
+	// old address or a link domain's app keeps answering when its reload
+	// fails because the store cannot be reached (errcode.ErrUnavailable,
+	// StoreTimeout included). If zero, DefaultStaleIfError; a negative
+	// value disables it. Entries of unknown slugs and of domains without
+	// an app are never served stale.
+	StaleIfError time.Duration
 }
 
 // Resolver finds the link a visitor of a link domain asks for, reading
@@ -119,14 +137,32 @@ type ResolverOptions struct {
 // one per request. A write that invalidates a key while its read is in
 // flight keeps that read's answer out of the cache.
 //
+// Every load runs under a deadline (ResolverOptions.StoreTimeout, a second
+// by default), so a stalled database fails a lookup within it.
+//
+// Stale if error: links keep redirecting while the database is away. When
+// the reload of an expired entry fails because the store cannot be reached
+// (an error wrapping errcode.ErrUnavailable, the deadline included), an
+// entry that holds a link (or an old address, or a link domain's app)
+// keeps answering with its last known value, up to
+// ResolverOptions.StaleIfError (an hour by default) past its expiry; the
+// failed reload neither evicts nor renews it. While it answers stale, the
+// store is asked again for it at most once per TTL, so that visitors of a
+// stale link do not each wait for the deadline. Past the bound the lookup
+// fails: the handlers answer 503 SERVICE_UNAVAILABLE. An entry that says a
+// slug (or a domain's app) does not exist is never served stale: an
+// unknown slug is 404 only while the database's answer is fresh, and 503
+// when the database cannot be asked.
+//
 // A Resolver is safe for concurrent use.
 type Resolver struct {
-	store ResolveStore
-	def   string
-	ttl   time.Duration
-	clock func() time.Time
-	links *ttlCache[linkKey, linkEntry]
-	apps  *ttlCache[string, *App]
+	store   ResolveStore
+	def     string
+	ttl     time.Duration
+	timeout time.Duration
+	clock   func() time.Time
+	links   *ttlCache[linkKey, linkEntry]
+	apps    *ttlCache[string, *App]
 }
 
 // linkKey is a link's cache key: normalized domain and lowercase slug.
@@ -158,13 +194,22 @@ func NewResolver(store ResolveStore, opts ResolverOptions) *Resolver {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
+	if opts.StoreTimeout == 0 {
+		opts.StoreTimeout = dbdeadline.Default
+	}
+	if opts.StaleIfError == 0 {
+		opts.StaleIfError = DefaultStaleIfError
+	}
 	return &Resolver{
-		store: store,
-		def:   NormalizeDomain(opts.DefaultLinkDomain),
-		ttl:   opts.TTL,
-		clock: opts.Clock,
-		links: newTTLCache[linkKey, linkEntry](opts.MaxEntries),
-		apps:  newTTLCache[string, *App](opts.MaxEntries),
+		store:   store,
+		def:     NormalizeDomain(opts.DefaultLinkDomain),
+		ttl:     opts.TTL,
+		timeout: opts.StoreTimeout,
+		clock:   opts.Clock,
+		links: newTTLCache[linkKey](opts.MaxEntries, opts.StaleIfError, func(e linkEntry) bool {
+			return e.res != nil || e.moved != nil
+		}),
+		apps: newTTLCache[string](opts.MaxEntries, opts.StaleIfError, func(a *App) bool { return a != nil }),
 	}
 }
 
@@ -175,8 +220,9 @@ func NewResolver(store ResolveStore, opts ResolverOptions) *Resolver {
 // rule 4), with the same errors as the link's own address. Errors (SPEC.md,
 // Link states): 404 NOT_FOUND for an unknown or deleted slug and for a
 // paused link (is_active false); 410 GONE for a link whose expires_at is at
-// or before now. Store errors (errcode.ErrUnavailable) are returned as they
-// are and never cached.
+// or before now. Store errors (errcode.ErrUnavailable, a load past
+// StoreTimeout included) are returned as they are and never cached; a
+// known link's last answer outlives them for StaleIfError (see Resolver).
 func (r *Resolver) Resolve(ctx context.Context, domain, slug string) (*Resolved, error) {
 	now := r.clock()
 	res, _, err := r.lookup(ctx, linkKey{NormalizeDomain(domain), NormalizeSlugForLookup(slug)}, now)
@@ -249,7 +295,10 @@ func (r *Resolver) lookup(ctx context.Context, key linkKey, now time.Time) (res 
 // or expired.
 func (r *Resolver) entry(ctx context.Context, key linkKey, now time.Time) (linkEntry, error) {
 	return r.links.get(ctx, key, now, r.ttl, func(ctx context.Context) (linkEntry, error) {
-		return r.load(ctx, key)
+		ctx, cancel := dbdeadline.Context(ctx, r.timeout)
+		defer cancel()
+		e, err := r.load(ctx, key)
+		return e, dbdeadline.Err(ctx, err)
 	})
 }
 
@@ -329,7 +378,10 @@ func (r *Resolver) resolved(ctx context.Context, l *Link) (*Resolved, error) {
 func (r *Resolver) AppForDomain(ctx context.Context, domain string) (*App, error) {
 	domain = NormalizeDomain(domain)
 	app, err := r.apps.get(ctx, domain, r.clock(), r.ttl, func(ctx context.Context) (*App, error) {
-		return r.loadApp(ctx, domain)
+		ctx, cancel := dbdeadline.Context(ctx, r.timeout)
+		defer cancel()
+		app, err := r.loadApp(ctx, domain)
+		return app, dbdeadline.Err(ctx, err)
 	})
 	if err != nil {
 		return nil, err
@@ -393,8 +445,14 @@ type LinkCache interface {
 
 // ttlCache is a bounded map of entries that expire, with coalesced loads.
 // A nil value is a cached "none".
+//
+// An expired entry whose value keep accepts answers for up to stale past
+// its expiry when its reload fails with errcode.ErrUnavailable (see
+// Resolver); it is then reloaded at most once per ttl.
 type ttlCache[K comparable, V any] struct {
-	max int
+	max   int
+	stale time.Duration
+	keep  func(V) bool
 
 	mu       sync.RWMutex
 	entries  map[K]ttlEntry[V]
@@ -407,6 +465,9 @@ type ttlCache[K comparable, V any] struct {
 type ttlEntry[V any] struct {
 	value   V
 	expires time.Time
+	// retry is set when the entry answered stale for a reload that failed:
+	// until then it answers stale without another load.
+	retry time.Time
 }
 
 type ttlCall[V any] struct {
@@ -415,12 +476,30 @@ type ttlCall[V any] struct {
 	err   error
 }
 
-func newTTLCache[K comparable, V any](max int) *ttlCache[K, V] {
-	return &ttlCache[K, V]{max: max, entries: map[K]ttlEntry[V]{}, inflight: map[K]*ttlCall[V]{}}
+// newTTLCache returns a cache of at most max entries; an expired entry
+// whose value keep accepts answers for up to stale past its expiry while
+// its reloads fail with errcode.ErrUnavailable (never when stale <= 0).
+func newTTLCache[K comparable, V any](max int, stale time.Duration, keep func(V) bool) *ttlCache[K, V] {
+	return &ttlCache[K, V]{max: max, stale: stale, keep: keep,
+		entries: map[K]ttlEntry[V]{}, inflight: map[K]*ttlCall[V]{}}
+}
+
+// answers reports whether e answers at now without a load: it has not
+// expired, or it answers stale after a failed reload and its retry time
+// has not come.
+func (c *ttlCache[K, V]) answers(e ttlEntry[V], now time.Time) bool {
+	return now.Before(e.expires) || now.Before(e.retry) && c.staleOK(e, now)
+}
+
+// staleOK reports whether e may answer at now for a reload that failed.
+func (c *ttlCache[K, V]) staleOK(e ttlEntry[V], now time.Time) bool {
+	return c.stale > 0 && c.keep(e.value) && now.Before(e.expires.Add(c.stale))
 }
 
 // get returns key's value, loading it when it is absent or expired at now.
-// A ttl below zero never caches.
+// When the load fails with errcode.ErrUnavailable, an expired entry still
+// within its stale bound answers instead (staleOK), and is not reloaded
+// again for ttl. A ttl below zero never caches.
 func (c *ttlCache[K, V]) get(ctx context.Context, key K, now time.Time, ttl time.Duration,
 	load func(context.Context) (V, error)) (V, error) {
 	if ttl < 0 {
@@ -429,12 +508,12 @@ func (c *ttlCache[K, V]) get(ctx context.Context, key K, now time.Time, ttl time
 	c.mu.RLock()
 	e, ok := c.entries[key]
 	c.mu.RUnlock()
-	if ok && now.Before(e.expires) {
+	if ok && c.answers(e, now) {
 		return e.value, nil
 	}
 
 	c.mu.Lock()
-	if e, ok := c.entries[key]; ok && now.Before(e.expires) {
+	if e, ok := c.entries[key]; ok && c.answers(e, now) {
 		c.mu.Unlock()
 		return e.value, nil
 	}
@@ -442,7 +521,12 @@ func (c *ttlCache[K, V]) get(ctx context.Context, key K, now time.Time, ttl time
 		c.mu.Unlock()
 		select {
 		case <-call.done:
-			return call.value, call.err
+			if call.err != nil {
+				c.mu.Lock()
+				defer c.mu.Unlock()
+				return c.staleAnswer(key, call.err, now, 0)
+			}
+			return call.value, nil
 		case <-ctx.Done():
 			var zero V
 			return zero, ctx.Err()
@@ -461,14 +545,36 @@ func (c *ttlCache[K, V]) get(ctx context.Context, key K, now time.Time, ttl time
 	if c.inflight[key] == call {
 		delete(c.inflight, key)
 	}
-	if call.err == nil && c.gen == gen {
+	if call.err != nil {
+		defer c.mu.Unlock()
+		return c.staleAnswer(key, call.err, now, ttl)
+	}
+	if c.gen == gen {
 		if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
 			c.evict(now)
 		}
 		c.entries[key] = ttlEntry[V]{value: call.value, expires: now.Add(ttl)}
 	}
 	c.mu.Unlock()
-	return call.value, call.err
+	return call.value, nil
+}
+
+// staleAnswer answers a load of key that failed with err: key's last known
+// value when err wraps errcode.ErrUnavailable and the entry may answer
+// stale at now (staleOK), else err. When retryAfter is above zero (the
+// loader's call), the entry then answers without a reload for retryAfter.
+// c.mu is held.
+func (c *ttlCache[K, V]) staleAnswer(key K, err error, now time.Time, retryAfter time.Duration) (V, error) {
+	e, ok := c.entries[key]
+	if !ok || !errors.Is(err, errcode.ErrUnavailable) || !c.staleOK(e, now) {
+		var zero V
+		return zero, err
+	}
+	if retryAfter > 0 {
+		e.retry = now.Add(retryAfter)
+		c.entries[key] = e
+	}
+	return e.value, nil
 }
 
 // evict removes one entry, expired if it finds one among the first few it
