@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/errcode"
 )
 
@@ -44,6 +45,12 @@ type AuthenticatorOptions struct {
 	TouchInterval time.Duration
 	// Logger receives failures of background last_used_at writes; slog.Default when nil.
 	Logger *slog.Logger
+	// StoreTimeout bounds the key lookup of an authentication, so that a
+	// stalled database fails the request (503) instead of holding it; the
+	// lookup then returns dbdeadline.ErrTimeout, which wraps
+	// errcode.ErrUnavailable. If zero, dbdeadline.Default; a negative value
+	// sets no deadline.
+	StoreTimeout time.Duration
 }
 
 type cached struct {
@@ -84,6 +91,9 @@ func NewAuthenticator(store KeyStore, opts AuthenticatorOptions) *Authenticator 
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.StoreTimeout == 0 {
+		opts.StoreTimeout = dbdeadline.Default
+	}
 	return &Authenticator{
 		store:   store,
 		opts:    opts,
@@ -117,7 +127,9 @@ func (a *Authenticator) AuthenticateHeader(ctx context.Context, header string) (
 }
 
 // Authenticate returns the Principal of raw key token. Every failure that is
-// the caller's is ErrUnauthorized; a storage failure is returned as it is.
+// the caller's is ErrUnauthorized; a storage failure is returned as it is,
+// and a lookup past AuthenticatorOptions.StoreTimeout is
+// dbdeadline.ErrTimeout.
 func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Principal, error) {
 	if _, ok := KeyPrefix(token); !ok {
 		return nil, ErrUnauthorized
@@ -133,7 +145,14 @@ func (a *Authenticator) Authenticate(ctx context.Context, token string) (*Princi
 	a.mu.Unlock()
 
 	if !hit {
-		key, role, err := a.store.KeyByHash(ctx, hex.EncodeToString(sum[:]))
+		var (
+			key  *Key
+			role Role
+		)
+		err := dbdeadline.Call(ctx, a.opts.StoreTimeout, func(ctx context.Context) (err error) {
+			key, role, err = a.store.KeyByHash(ctx, hex.EncodeToString(sum[:]))
+			return err
+		})
 		switch {
 		case errors.Is(err, errcode.ErrNotFound):
 			c = cached{missing: true, fetched: now}

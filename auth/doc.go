@@ -60,6 +60,9 @@
 // seconds (DefaultCacheTTL); the process that revokes a key or removes a
 // member drops the entry at once, and every other replica within the TTL.
 // last_used_at is written in the background at most once a minute per key.
+// A key lookup that misses the cache runs under a deadline (StoreTimeout,
+// one second by default): a stalled database makes the request fail with
+// dbdeadline.ErrTimeout (503), never hang.
 //
 // The rule files (key.go, scope.go, role.go) are pure: they import the
 // standard library only and read no clock. Nothing here imports store,
