@@ -2,12 +2,14 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/strictjson"
 )
@@ -162,7 +164,7 @@ func (a *API) healthz(w http.ResponseWriter, req bunrouter.Request) error {
 
 func (a *API) readyz(w http.ResponseWriter, req bunrouter.Request) error {
 	if a.opts.Ready != nil {
-		if err := a.opts.Ready(req.Context()); err != nil {
+		if err := dbdeadline.Call(req.Context(), a.readyTimeout(), a.opts.Ready); err != nil {
 			a.log.WarnContext(req.Context(), "not ready", "err", err)
 			writeError(w, req.Request, nil, errcode.New(errcode.ServiceUnavailable, "the database cannot be reached"), "")
 			return nil
@@ -170,4 +172,12 @@ func (a *API) readyz(w http.ResponseWriter, req bunrouter.Request) error {
 	}
 	writeJSON(w, http.StatusOK, health{Status: "ready"})
 	return nil
+}
+
+// readyTimeout is the deadline of Options.Ready.
+func (a *API) readyTimeout() time.Duration {
+	if a.opts.ReadyTimeout == 0 {
+		return dbdeadline.Default
+	}
+	return a.opts.ReadyTimeout
 }

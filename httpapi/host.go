@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // HostRouter sends requests for the service hosts to Service and every other
@@ -39,9 +40,10 @@ func HostOf(r *http.Request) string {
 }
 
 // Health returns a handler that answers /healthz and /readyz (ready reports
-// whether the database answers; nil is always ready) and gives every other
-// path the 404 envelope. The link-domain and auth services start with it.
-func Health(ready func(ctx context.Context) error) http.Handler {
-	a := New(Options{Ready: ready})
+// whether the database answers, within timeout as Options.ReadyTimeout;
+// nil is always ready) and gives every other path the 404 envelope. The
+// link-domain and auth services start with it.
+func Health(ready func(ctx context.Context) error, timeout time.Duration) http.Handler {
+	a := New(Options{Ready: ready, ReadyTimeout: timeout})
 	return a
 }

@@ -70,6 +70,9 @@ type LinkDomainOptions struct {
 	Resolver LinkResolver
 	// Ready reports whether the service can serve (/readyz); nil is always ready.
 	Ready func(ctx context.Context) error
+	// ReadyTimeout bounds Ready as Options.ReadyTimeout does: if zero,
+	// dbdeadline.Default; a negative value sets no deadline.
+	ReadyTimeout time.Duration
 	// Params are the options of params.Apply (the service's own store
 	// hosts); the zero value is params' defaults.
 	Params params.Options
@@ -151,6 +154,13 @@ const (
 // Every response carries the same security headers (LinkDomainCSP,
 // nosniff, X-Frame-Options DENY), set in one place before anything else.
 //
+// While the database cannot be reached or stalls, a link (or a domain's
+// app) that the Resolver has cached keeps answering for its stale-if-error
+// bound (linking.Resolver); any other lookup, bounded by the Resolver's
+// deadline, is 503 SERVICE_UNAVAILABLE with Retry-After, as a page or the
+// envelope like every error here, never a 404. /readyz pings the database
+// under ReadyTimeout.
+//
 // Slugs match without regard to ASCII case; "/" and any path of more than
 // one segment is 404. POST is answered by protected links only; other
 // methods are 405.
@@ -169,7 +179,7 @@ type LinkDomain struct {
 
 // NewLinkDomain returns the link-domain handler.
 func NewLinkDomain(opts LinkDomainOptions) *LinkDomain {
-	h := &LinkDomain{opts: opts, log: opts.Logger, health: Health(opts.Ready), clock: opts.Clock,
+	h := &LinkDomain{opts: opts, log: opts.Logger, health: Health(opts.Ready, opts.ReadyTimeout), clock: opts.Clock,
 		devices: linking.NewDeviceCache(0)}
 	if h.opts.ShortURLBase == "" {
 		h.opts.ShortURLBase = linking.DefaultShortURLBase

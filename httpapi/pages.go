@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/audit"
@@ -26,6 +27,8 @@ type PagesOptions struct {
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
 	Ready func(ctx context.Context) error
+	// ReadyTimeout bounds Ready as Options.ReadyTimeout does.
+	ReadyTimeout time.Duration
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. If
 	// empty, it is never believed: the client IP is the peer's address.
 	TrustedProxies []netip.Prefix
@@ -53,6 +56,7 @@ func NewPages(opts PagesOptions) *Pages {
 		AccountPages:   &pages,
 		Limiter:        opts.Limiter,
 		Ready:          opts.Ready,
+		ReadyTimeout:   opts.ReadyTimeout,
 		TrustedProxies: opts.TrustedProxies,
 		Logger:         opts.Logger,
 		Routes:         opts.Routes,

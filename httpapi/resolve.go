@@ -53,7 +53,8 @@ type resolvedLink struct {
 //     password-protected links 403 PASSWORD_REQUIRED with no URL; an old
 //     address of a moved link resolves to the link, answering its current
 //     domain and slug, and otherwise as the link's own address (SPEC.md,
-//     rule 4);
+//     rule 4); while the database cannot be reached, a cached link answers
+//     stale and any other slug is 503 SERVICE_UNAVAILABLE (linking.Resolver);
 //   - `params` goes through params.Apply for the destination and every
 //     platform URL, exactly as the redirect applies a visitor's query, and
 //     custom_params are the query parameters of the destination so built

@@ -78,6 +78,10 @@ type Options struct {
 	Limiter ratelimit.Limiter
 	// Ready reports whether the service can serve (the database answers); nil is always ready.
 	Ready func(ctx context.Context) error
+	// ReadyTimeout bounds Ready: a database that does not answer within
+	// it is not ready (/readyz answers 503). If zero, dbdeadline.Default;
+	// a negative value sets no deadline.
+	ReadyTimeout time.Duration
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. If
 	// empty, it is never believed: the client IP is the peer's address.
 	TrustedProxies []netip.Prefix
