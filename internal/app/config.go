@@ -8,10 +8,13 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/hoplink/hoplink/clientip"
+	"github.com/hoplink/hoplink/dbdeadline"
+	"github.com/hoplink/hoplink/linking"
 )
 
 // Config is the validated operator configuration shared by every binary
@@ -45,6 +48,23 @@ type Config struct {
 	// LogLevel and LogFormat ("text" or "json") configure slog.
 	LogLevel  slog.Level
 	LogFormat string
+	// DBTimeout bounds every database call on a request's path (link and
+	// app lookups, key authentication, /readyz); past it the request is 503.
+	// Zero sets no deadline.
+	DBTimeout time.Duration
+	// StaleIfError is how long past its cache TTL a known link keeps
+	// redirecting while the database cannot be reached; zero disables it.
+	StaleIfError time.Duration
+}
+
+// zeroDisables turns an operator's duration, where zero turns a feature off,
+// into the option of the packages it is handed to, where zero is their
+// default and a negative value turns it off.
+func zeroDisables(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // IsPostgres reports whether DB selects PostgreSQL.
@@ -86,6 +106,10 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "file holding the server secret (32+ random bytes); default hoplink.secret beside a SQLite database, created on first start; required with PostgreSQL"},
 		&cli.StringFlag{Name: "geoip-db", EnvVars: []string{"HOPLINK_GEOIP_DB"},
 			Usage: "MaxMind-format database (GeoIP2 or GeoLite2 City) for the region and city of clicks; the country needs none (default none)"},
+		&cli.DurationFlag{Name: "db-timeout", Value: dbdeadline.Default, EnvVars: []string{"HOPLINK_DB_TIMEOUT"},
+			Usage: "deadline of each database call on a request's path (link, app and key lookups, /readyz); past it the request answers 503; 0 sets none"},
+		&cli.DurationFlag{Name: "stale-if-error", Value: linking.DefaultStaleIfError, EnvVars: []string{"HOPLINK_STALE_IF_ERROR"},
+			Usage: "how long past its cache lifetime a known link keeps redirecting while the database cannot be reached; 0 disables"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
 	}
@@ -149,6 +173,13 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		errs = append(errs, errors.New("--log-format must be text or json"))
+	}
+	cfg.DBTimeout, cfg.StaleIfError = c.Duration("db-timeout"), c.Duration("stale-if-error")
+	if cfg.DBTimeout < 0 {
+		errs = append(errs, errors.New("--db-timeout must not be negative"))
+	}
+	if cfg.StaleIfError < 0 {
+		errs = append(errs, errors.New("--stale-if-error must not be negative"))
 	}
 	if cfg.IsPostgres() && cfg.SecretFile == "" {
 		errs = append(errs, errors.New("--secret-file (HOPLINK_SECRET_FILE) is required with PostgreSQL: every replica must share one server secret"))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,7 +21,7 @@ var operatorEnv = []string{
 	"HOPLINK_DB", "HOPLINK_ADDR", "HOPLINK_SERVICE_HOST", "HOPLINK_PUBLIC_URL",
 	"HOPLINK_DEFAULT_LINK_DOMAIN", "HOPLINK_SHORT_URL_BASE", "HOPLINK_TRUSTED_PROXIES",
 	"HOPLINK_REDIS", "HOPLINK_DNS_SERVER", "HOPLINK_CNAME_TARGET", "HOPLINK_SECRET_FILE",
-	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT",
+	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_DB_TIMEOUT", "HOPLINK_STALE_IF_ERROR",
 }
 
 // clearOperatorEnv unsets every HOPLINK_ variable for the test, so that the
@@ -99,6 +100,8 @@ func TestConfigFromCLIDefaults(t *testing.T) {
 			assert.Empty(t, cfg.SecretFile, "hoplink.secret beside the database by default")
 			assert.Equal(t, slog.LevelInfo, cfg.LogLevel)
 			assert.Equal(t, "text", cfg.LogFormat)
+			assert.Equal(t, time.Second, cfg.DBTimeout, "a stalled database answers 503 within a second")
+			assert.Equal(t, time.Hour, cfg.StaleIfError, "known links redirect for an hour of outage")
 		})
 	}
 }
@@ -128,6 +131,8 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"--geoip-db", "/var/lib/geoip/city.mmdb",
 				"--log-level", "debug",
 				"--log-format", "json",
+				"--db-timeout", "250ms",
+				"--stale-if-error", "6h",
 			},
 			check: func(t *testing.T, cfg app.Config) {
 				assert.Equal(t, "/var/lib/hoplink/data.db", cfg.DB)
@@ -144,6 +149,16 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, "/var/lib/geoip/city.mmdb", cfg.GeoIPDB)
 				assert.Equal(t, slog.LevelDebug, cfg.LogLevel)
 				assert.Equal(t, "json", cfg.LogFormat)
+				assert.Equal(t, 250*time.Millisecond, cfg.DBTimeout)
+				assert.Equal(t, 6*time.Hour, cfg.StaleIfError)
+			},
+		},
+		{
+			name: "zero turns the database deadline and stale links off",
+			args: []string{"--db-timeout", "0", "--stale-if-error", "0s"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Zero(t, cfg.DBTimeout)
+				assert.Zero(t, cfg.StaleIfError)
 			},
 		},
 		{
@@ -163,6 +178,8 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"HOPLINK_GEOIP_DB":            "/srv/geo.mmdb",
 				"HOPLINK_LOG_LEVEL":           "warn",
 				"HOPLINK_LOG_FORMAT":          "json",
+				"HOPLINK_DB_TIMEOUT":          "2s",
+				"HOPLINK_STALE_IF_ERROR":      "30m",
 			},
 			check: func(t *testing.T, cfg app.Config) {
 				assert.Equal(t, "/srv/env.db", cfg.DB)
@@ -179,6 +196,8 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, "/srv/geo.mmdb", cfg.GeoIPDB)
 				assert.Equal(t, slog.LevelWarn, cfg.LogLevel)
 				assert.Equal(t, "json", cfg.LogFormat)
+				assert.Equal(t, 2*time.Second, cfg.DBTimeout)
+				assert.Equal(t, 30*time.Minute, cfg.StaleIfError)
 			},
 		},
 		{
@@ -292,6 +311,8 @@ func TestConfigFromCLIRefusesInvalidValues(t *testing.T) {
 		{name: "short url base without {domain}", args: []string{"--short-url-base", "https://example.com"}, want: []string{"--short-url-base"}},
 		{name: "no service host", args: []string{"--service-host", " , "}, want: []string{"--service-host"}},
 		{name: "empty database", args: []string{"--db", ""}, want: []string{"--db"}},
+		{name: "negative database deadline", args: []string{"--db-timeout", "-1s"}, want: []string{"--db-timeout"}},
+		{name: "negative stale bound", env: map[string]string{"HOPLINK_STALE_IF_ERROR": "-5m"}, want: []string{"--stale-if-error"}},
 		{name: "empty default link domain", args: []string{"--default-link-domain", "  "}, want: []string{"--default-link-domain"}},
 		{
 			name: "postgres DSN without a secret file",

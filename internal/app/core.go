@@ -87,9 +87,14 @@ func RunExportWorker(lc fx.Lifecycle, x *analytics.Exports) {
 }
 
 // NewResolver returns the link-domain resolver over s, with its default
-// cache (linking.DefaultResolveTTL, linking.DefaultResolveCacheSize).
+// cache (linking.DefaultResolveTTL, linking.DefaultResolveCacheSize), the
+// configuration's database deadline and its stale-if-error bound.
 func NewResolver(s *store.Store, cfg Config) *linking.Resolver {
-	return linking.NewResolver(s, linking.ResolverOptions{DefaultLinkDomain: cfg.DefaultLinkDomain})
+	return linking.NewResolver(s, linking.ResolverOptions{
+		DefaultLinkDomain: cfg.DefaultLinkDomain,
+		StoreTimeout:      zeroDisables(cfg.DBTimeout),
+		StaleIfError:      zeroDisables(cfg.StaleIfError),
+	})
 }
 
 // NewLinkService returns the link service over s, with the configuration's
@@ -237,10 +242,11 @@ func NewLimiter(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ratelimit.Limite
 	return r, nil
 }
 
-// NewAuthenticator returns the key authenticator and runs its last_used_at
+// NewAuthenticator returns the key authenticator, whose key lookups run
+// under the configuration's database deadline, and runs its last_used_at
 // flusher while the application runs.
-func NewAuthenticator(lc fx.Lifecycle, s auth.KeyStore, log *slog.Logger) *auth.Authenticator {
-	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Logger: log})
+func NewAuthenticator(lc fx.Lifecycle, s auth.KeyStore, cfg Config, log *slog.Logger) *auth.Authenticator {
+	a := auth.NewAuthenticator(s, auth.AuthenticatorOptions{Logger: log, StoreTimeout: zeroDisables(cfg.DBTimeout)})
 	runInBackground(lc, "auth: last_used_at flusher", func(ctx context.Context) error {
 		a.Run(ctx, 10*time.Second)
 		return nil

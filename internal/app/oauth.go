@@ -142,6 +142,7 @@ func NewAuthPages(d AuthPagesDeps) AuthPages {
 		Audit:          d.Audit,
 		Limiter:        d.Limiter,
 		Ready:          d.Store.Ping,
+		ReadyTimeout:   zeroDisables(d.Config.DBTimeout),
 		TrustedProxies: d.Config.TrustedProxies,
 		Logger:         d.Log,
 		Routes:         d.Extra.Routes,

@@ -67,6 +67,7 @@ func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver:       d.Resolver,
 		Ready:          d.Store.Ping,
+		ReadyTimeout:   zeroDisables(d.Config.DBTimeout),
 		ShortURLBase:   d.Config.ShortURLBase,
 		TrustedProxies: d.Config.TrustedProxies,
 		Logger:         d.Log,

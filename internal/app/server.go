@@ -111,6 +111,7 @@ func NewAPI(d APIDeps) *httpapi.API {
 		Exports:           d.Exports,
 		Limiter:           d.Limiter,
 		Ready:             d.Store.Ping,
+		ReadyTimeout:      zeroDisables(d.Config.DBTimeout),
 		TrustedProxies:    d.Config.TrustedProxies,
 		Logger:            d.Log,
 		// The OAuth endpoints and pages, when the binary has them.
