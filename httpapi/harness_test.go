@@ -46,8 +46,12 @@ type config struct {
 	clock    *testkit.Clock
 	keyStore func(*store.Store) auth.KeyStore
 	cacheTTL time.Duration
-	limiter  func(*testkit.Clock) ratelimit.Limiter
-	api      []func(*harness, *httpapi.Options)
+	// keyTimeout is AuthenticatorOptions.StoreTimeout: generous by default,
+	// so that a test machine under load does not turn a slow key lookup
+	// into a 503.
+	keyTimeout time.Duration
+	limiter    func(*testkit.Clock) ratelimit.Limiter
+	api        []func(*harness, *httpapi.Options)
 }
 
 type option func(*config)
@@ -69,6 +73,9 @@ func withKeyStore(wrap func(*store.Store) auth.KeyStore) option {
 
 // withCacheTTL sets AuthenticatorOptions.CacheTTL; -1 disables the cache.
 func withCacheTTL(d time.Duration) option { return func(cfg *config) { cfg.cacheTTL = d } }
+
+// withKeyTimeout sets AuthenticatorOptions.StoreTimeout.
+func withKeyTimeout(d time.Duration) option { return func(cfg *config) { cfg.keyTimeout = d } }
 
 // withLimiter replaces the in-memory limiter.
 func withLimiter(l ratelimit.Limiter) option {
@@ -111,7 +118,8 @@ type harness struct {
 func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	t.Helper()
 	cfg := config{
-		keyStore: func(s *store.Store) auth.KeyStore { return s },
+		keyStore:   func(s *store.Store) auth.KeyStore { return s },
+		keyTimeout: time.Minute,
 		limiter: func(c *testkit.Clock) ratelimit.Limiter {
 			return ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now})
 		},
@@ -125,9 +133,10 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	quiet := slog.New(slog.DiscardHandler)
 	ks := cfg.keyStore(s)
 	a := auth.NewAuthenticator(ks, auth.AuthenticatorOptions{
-		Clock:    cfg.clock.Now,
-		CacheTTL: cfg.cacheTTL,
-		Logger:   quiet,
+		Clock:        cfg.clock.Now,
+		CacheTTL:     cfg.cacheTTL,
+		StoreTimeout: cfg.keyTimeout,
+		Logger:       quiet,
 	})
 	h := &harness{
 		store:   s,

@@ -58,8 +58,10 @@ func newDomainHarness(t *testing.T, s *store.Store) *domainHarness {
 	dh := &domainHarness{linkHarness: &linkHarness{}}
 	lh := dh.linkHarness
 	lh.harness = newHarness(t, s, withAPI(func(h *harness, o *httpapi.Options) {
+		// A generous deadline: a loaded test machine must not turn a slow
+		// read into a 503.
 		dh.resolver = linking.NewResolver(h.store, linking.ResolverOptions{
-			DefaultLinkDomain: linkDomain, Clock: h.clock.Now,
+			DefaultLinkDomain: linkDomain, Clock: h.clock.Now, StoreTimeout: time.Minute,
 		})
 		h.appListeners = append(h.appListeners, func(uuid.UUID) { dh.resolver.InvalidateAll() })
 		lh.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
