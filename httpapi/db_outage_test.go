@@ -188,6 +188,7 @@ type outageRig struct {
 	org    *testOrg
 	sdk    testKey
 	host   string // the link domain of the link "sale"
+	app    string // the link domain of the organization's app
 }
 
 // outageTimeout is the database deadline of the rigs' resolver and
@@ -222,12 +223,23 @@ func newOutageRig(t *testing.T, s *store.Store, rs *stallingStore) *outageRig {
 	return r
 }
 
-// visit sends a GET to path on the rig's link-domain server.
+// visit sends a GET to path on the link domain of the link "sale".
 func (r *outageRig) visit(t testing.TB, path, accept string) *response {
+	t.Helper()
+	return r.visitHost(t, r.host, path, accept)
+}
+
+// aasa asks the app's link domain for its apple-app-site-association.
+func (r *outageRig) aasa(t testing.TB) *response {
+	t.Helper()
+	return r.visitHost(t, r.app, httpapi.AASAPath, "")
+}
+
+func (r *outageRig) visitHost(t testing.TB, host, path, accept string) *response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, r.domain.URL+path, nil)
 	require.NoError(t, err)
-	req.Host = r.host
+	req.Host = host
 	req.Header.Set("User-Agent", uaDesktop)
 	if accept != "" {
 		req.Header.Set("Accept", accept)
@@ -245,12 +257,13 @@ func (r *outageRig) resolve(t testing.TB, slug string) *response {
 // through the rig, so that both are cached.
 func (r *outageRig) warm(t *testing.T) {
 	t.Helper()
-	r.dh.fullApp(t, r.org, "null")
+	r.app = r.dh.fullApp(t, r.org, "null").LinkDomain
 	r.host = r.dh.create(t, r.org.key.raw, `{"destination_url":"https://shop.example/sale","slug":"sale"}`).Domain
 	require.Equal(t, http.StatusFound, r.visit(t, "/sale", "").status)
 	require.Equal(t, http.StatusOK, r.resolve(t, "sale").status)
 	require.Equal(t, http.StatusNotFound, r.visit(t, "/unknown", "").status)
 	require.Equal(t, http.StatusNotFound, r.resolve(t, "unknown").status)
+	require.Equal(t, http.StatusOK, r.aasa(t).status)
 }
 
 // assertUnavailablePage asserts the link-domain error page of a 503: HTML,
@@ -330,6 +343,8 @@ func TestKnownLinksRedirectWhileTheDatabaseIsUnreachable(t *testing.T) {
 		assertUnavailablePage(t, r.visit(t, "/never-seen", ""))
 		assertUnavailable(t, r.resolve(t, "unknown"))
 		assertUnavailable(t, r.resolve(t, "never-seen"))
+		assert.Equal(t, http.StatusOK, r.aasa(t).status,
+			"the app of a link domain is served stale too")
 
 		// The bound counts from the entry's expiry.
 		r.dh.clock.Advance(linking.DefaultStaleIfError - time.Second - time.Millisecond)
@@ -337,6 +352,7 @@ func TestKnownLinksRedirectWhileTheDatabaseIsUnreachable(t *testing.T) {
 		r.dh.clock.Advance(time.Second)
 		assertUnavailablePage(t, r.visit(t, "/sale", ""))
 		assertUnavailable(t, r.resolve(t, "sale"))
+		assertUnavailablePage(t, r.aasa(t))
 	})
 }
 
