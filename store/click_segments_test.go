@@ -80,7 +80,7 @@ func TestScanClicksMergesSegmentsInTimeOrder(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 4, n)
 		assert.Nil(t, last)
-		page, err := s.ExportClicks(ctx, scope, &analytics.ExportPosition{Time: byTime[2].OccurredAt, ID: byTime[2].ID}, 2, nil)
+		page, err := s.ExportPage(ctx, scope, &analytics.ExportPosition{Time: byTime[2].OccurredAt, ID: byTime[2].ID}, 2)
 		require.NoError(t, err)
 		require.Len(t, page, 2)
 		assert.Equal(t, byTime[3].ID, page[0].Position.ID)

@@ -66,3 +66,17 @@ func (s *Store) Segments(ctx context.Context, orgID uuid.UUID) ([]Segment, error
 	}
 	return out, nil
 }
+
+// ExportPage returns the next limit clicks of scope after after, through
+// ScanExportClicks, for the external tests of resuming.
+func (s *Store) ExportPage(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition, limit int) ([]analytics.ExportClick, error) {
+	var out []analytics.ExportClick
+	err := s.ScanExportClicks(ctx, scope, after, func(c *analytics.ExportClick) error {
+		out = append(out, *c)
+		if len(out) == limit {
+			return errStopScan
+		}
+		return nil
+	})
+	return out, err
+}

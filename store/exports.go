@@ -241,15 +241,12 @@ func (s *Store) CountExportClicks(ctx context.Context, scope analytics.ExportSco
 	return n, last, nil
 }
 
-// ExportClicks implements analytics.ExportStore.
-func (s *Store) ExportClicks(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition, limit int,
-	dst []analytics.ExportClick) ([]analytics.ExportClick, error) {
-	if limit <= 0 {
-		return dst, nil
-	}
-	n := 0
-	err := s.scanClicksAfter(ctx, scope.OrgID, scope.Window, scope.Filter, scope.LinksOf, after, func(c *analytics.Click) error {
-		dst = append(dst, analytics.ExportClick{
+// ScanExportClicks implements analytics.ExportStore.
+func (s *Store) ScanExportClicks(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition,
+	fn func(*analytics.ExportClick) error) error {
+	var ec analytics.ExportClick
+	return s.scanClicksAfter(ctx, scope.OrgID, scope.Window, scope.Filter, scope.LinksOf, after, func(c *analytics.Click) error {
+		ec = analytics.ExportClick{
 			Position: analytics.ExportPosition{Time: c.OccurredAt.UTC(), ID: c.ID},
 			Row: analytics.ExportRow{
 				Time: c.OccurredAt, LinkID: c.LinkID, Domain: c.Domain, Slug: c.Slug, Source: string(c.Source),
@@ -258,11 +255,7 @@ func (s *Store) ExportClicks(ctx context.Context, scope analytics.ExportScope, a
 				UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign,
 				UTMTerm: c.UTMTerm, UTMContent: c.UTMContent,
 			},
-		})
-		if n++; n == limit {
-			return errStopScan
 		}
-		return nil
+		return fn(&ec)
 	})
-	return dst, err
 }
