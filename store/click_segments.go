@@ -42,12 +42,15 @@ type segmentRow struct {
 }
 
 // isCandidate reports whether attribution reads c, so that it is also kept
-// as a row of clicks: a click of a link with an app, on any platform (the
-// matcher counts an address's desktop clicks too: busy keys and the
-// devices behind an address), or an SDK resolve, whose tap id must refuse
-// a repeated tap (so does any click that carries a tap id).
+// as a row of clicks: a click of a link with an app on iOS or Android (the
+// only platforms an install can come from), or an SDK resolve or any click
+// with a tap id, whose unique index must refuse a repeated tap. A desktop
+// click of an app's link is no longer a row: the matcher's busy-key count
+// and the devices it counts behind an address are of phones only (see
+// docs/decisions.md, Click store).
 func isCandidate(c *analytics.Click) bool {
-	return c.AppID != nil || c.Source == analytics.SourceAppOpen || c.TapID != nil
+	return c.AppID != nil && (c.Platform == "ios" || c.Platform == "android") ||
+		c.Source == analytics.SourceAppOpen || c.TapID != nil
 }
 
 // segmentClick prepares a normalized click for a segment: its time cut to

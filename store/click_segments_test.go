@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -135,26 +136,28 @@ func TestClickSegmentsMigrationOnAPopulatedDatabase(t *testing.T) {
 		withApp, plain := appAndPlainLinks(t, s, c, o.ID)
 		t0 := c.next()
 		type raw struct {
-			link   *uuid.UUID
-			app    *uuid.UUID
-			at     time.Time
-			source string
-			ip     string
+			link     *uuid.UUID
+			app      *uuid.UUID
+			at       time.Time
+			source   string
+			platform string
+			ip       string
 		}
 		rows := []raw{
-			{&plain.ID, nil, t0.Add(2 * time.Hour), "redirect", "8.8.8.8"},
-			{&plain.ID, nil, t0, "redirect", "not an ip"},
-			{&withApp.ID, withApp.AppID, t0.Add(time.Minute), "redirect", "2001:db8::1"},
-			{&plain.ID, nil, t0.Add(2 * time.Minute), "app_open", ""},
-			{&withApp.ID, withApp.AppID, t0.Add(3 * time.Minute), "redirect", "203.0.113.9"},
+			{&plain.ID, nil, t0.Add(2 * time.Hour), "redirect", "ios", "8.8.8.8"},
+			{&plain.ID, nil, t0, "redirect", "android", "not an ip"},
+			{&withApp.ID, withApp.AppID, t0.Add(time.Minute), "redirect", "ios", "2001:db8::1"},
+			{&plain.ID, nil, t0.Add(2 * time.Minute), "app_open", "android", ""},
+			{&withApp.ID, withApp.AppID, t0.Add(3 * time.Minute), "redirect", "android", "203.0.113.9"},
+			{&withApp.ID, withApp.AppID, t0.Add(4 * time.Minute), "redirect", "desktop", "203.0.113.9"},
 		}
 		want := make([]uuid.UUID, len(rows))
 		for i, r := range rows {
 			want[i] = uuid.Must(uuid.NewV7())
 			row := map[string]any{"id": want[i], "org_id": o.ID, "link_id": *r.link, "app_id": r.app, "occurred_at": r.at,
-				"source": r.source, "ip": r.ip, "ip_key": analytics.IPKey(r.ip), "country": "DE", "referer": "https://a.example/",
+				"source": r.source, "platform": r.platform, "ip": r.ip, "ip_key": analytics.IPKey(r.ip), "country": "DE", "referer": "https://a.example/",
 				"referer_host": "a.example", "ip_class": analytics.NetworkClass(r.ip)}
-			for _, col := range []string{"domain", "slug", "platform", "os", "os_version", "device_model", "browser",
+			for _, col := range []string{"domain", "slug", "os", "os_version", "device_model", "browser",
 				"in_app_browser", "user_agent", "accept_language", "utm_source", "utm_medium", "utm_campaign", "utm_term",
 				"utm_content", "region", "city"} {
 				row[col] = ""
@@ -172,14 +175,14 @@ func TestClickSegmentsMigrationOnAPopulatedDatabase(t *testing.T) {
 			assert.Equal(t, "DE", stored[i].Country)
 			assert.Equal(t, "https://a.example/", stored[i].Referer)
 		}
-		assert.Equal(t, []uuid.UUID{want[1], want[2], want[3], want[4], want[0]}, got, "in time order")
+		assert.Equal(t, []uuid.UUID{want[1], want[2], want[3], want[4], want[5], want[0]}, got, "in time order")
 		assert.Empty(t, stored[0].IP, "an IP that is not an address is left out")
 		assert.Equal(t, "2001:db8::1", stored[1].IP)
 		assert.Equal(t, "2001:db8::/64", stored[1].IPKey)
 		segs, err := s.Segments(ctx, o.ID)
 		require.NoError(t, err)
 		require.Len(t, segs, 2, "a segment spans less than an hour")
-		assert.Equal(t, 4, segs[0].Clicks)
+		assert.Equal(t, 5, segs[0].Clicks)
 		assert.True(t, segs[0].HasIPs)
 		kept := clickRows(t, s, "org_id = ?", o.ID)
 		keptIDs := map[uuid.UUID]bool{}
@@ -187,7 +190,7 @@ func TestClickSegmentsMigrationOnAPopulatedDatabase(t *testing.T) {
 			keptIDs[r.ID] = true
 		}
 		assert.Equal(t, map[uuid.UUID]bool{want[2]: true, want[3]: true, want[4]: true}, keptIDs,
-			"the rows of the app's link and the SDK resolve stay")
+			"the rows of the app's link on iOS and Android and the SDK resolve stay; desktop and plain links go")
 
 		require.NoError(t, s.Rollback(ctx))
 		assert.False(t, tableExists(t, s, "click_segments"))
@@ -197,5 +200,36 @@ func TestClickSegmentsMigrationOnAPopulatedDatabase(t *testing.T) {
 		again, err := s.StoredClicks(ctx, o.ID)
 		require.NoError(t, err)
 		assert.Len(t, again, len(rows))
+	})
+}
+
+// The clicks attribution reads are rows of clicks as well as in a
+// segment: an app's link on iOS and Android, and SDK resolves. The others
+// are in the segment only.
+func TestOnlyAttributionsClicksAreRows(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		withApp, plain := appAndPlainLinks(t, s, c, o.ID)
+		click := func(l *linking.Link, platform string, source analytics.Source) analytics.Click {
+			cl := newClick(l, c.next())
+			cl.Platform, cl.Source = platform, source
+			return cl
+		}
+		batch := []analytics.Click{
+			click(withApp, "ios", analytics.SourceRedirect), click(withApp, "android", analytics.SourceRedirect),
+			click(withApp, "desktop", analytics.SourceRedirect), click(withApp, "unknown", analytics.SourceRedirect),
+			click(plain, "ios", analytics.SourceRedirect), click(plain, "android", analytics.SourceAppOpen),
+		}
+		n, err := s.InsertClicks(ctx, batch)
+		require.NoError(t, err)
+		assert.Equal(t, len(batch), n)
+		rows := map[uuid.UUID]bool{}
+		for _, r := range clickRows(t, s, "org_id = ?", o.ID) {
+			rows[r.ID] = true
+		}
+		assert.Equal(t, map[uuid.UUID]bool{batch[0].ID: true, batch[1].ID: true, batch[5].ID: true}, rows)
+		assert.Len(t, storedRows(t, s, o.ID), len(batch), "every click is in the segment")
 	})
 }

@@ -22,11 +22,10 @@ import (
 // instant on starts at the segments that began one span before it.
 //
 // The clicks table keeps only the clicks attribution reads (store's
-// attribution.go): the clicks of links with an app, on every platform (the
-// matcher counts a key's desktop clicks too, for busy keys and the
-// devices behind an address), and SDK resolves (source app_open, whose
-// unique tap id must refuse a repeated tap). Those clicks are in a segment
-// as well. Existing clicks are moved into segments per organization, in
+// attribution.go): the clicks of links with an app on iOS or Android, the
+// platforms an install comes from, and SDK resolves and any click with a
+// tap id (whose unique index must refuse a repeated tap). Those clicks are
+// in a segment as well. Existing clicks are moved into segments per organization, in
 // time order, clickSegmentChunk at a time, and the others are deleted.
 // The clicks indexes all still have a reader (the candidate lookup, the
 // tap id, the purge's by organization and time and by clicks with an IP,
@@ -113,7 +112,7 @@ type segmentClick struct {
 }
 
 // clickNotCandidate selects the clicks attribution never reads.
-const clickNotCandidate = "app_id IS NULL AND source <> 'app_open'"
+const clickNotCandidate = "NOT ((app_id IS NOT NULL AND platform IN ('ios', 'android')) OR source = 'app_open' OR tap_id IS NOT NULL)"
 
 func init() {
 	Migrations.MustRegister(clickSegmentsUp, clickSegmentsDown)
