@@ -19,8 +19,8 @@ import (
 //     names the link: from its commit on, scanClicks skips the link's
 //     clicks, so no export counts them once the delete has answered.
 //  2. Then the compaction decodes the organization's segments that may
-//     hold the link's clicks (those ending after the link was created, and
-//     holding its id's 16 bytes at all), encodes them again without those
+//     hold the link's clicks (those ending after a day before the link was
+//     created, compactMargin, and holding its id's 16 bytes at all), encodes them again without those
 //     clicks (or deletes a segment left empty), hands the removed clicks
 //     to onClicksRemoved in the same transaction, a page of segments at a
 //     time, and deletes the tombstone last.
@@ -45,6 +45,12 @@ type tombstoneRow struct {
 
 // compactPage is how many segments one transaction of a compaction reads.
 const compactPage = 64
+
+// compactMargin is how long before its link's creation a compaction still
+// looks for the link's clicks: a click's time comes from the clock of the
+// process that redirected, a link's creation from the API's, and the two
+// may disagree.
+const compactMargin = 24 * time.Hour
 
 // DeleteLink implements linking.LinkStore.
 func (s *Store) DeleteLink(ctx context.Context, orgID, id uuid.UUID) error {
@@ -125,7 +131,7 @@ func (s *Store) compactLink(ctx context.Context, stone *tombstoneRow) error {
 	for {
 		var page []segmentMeta
 		q := s.db.NewSelect().Model((*segmentRow)(nil)).Column("cs.id", "cs.first_at", "cs.last_at").
-			Where("cs.org_id = ? AND cs.last_at >= ?", stone.OrgID, stone.Since.Truncate(time.Millisecond))
+			Where("cs.org_id = ? AND cs.last_at >= ?", stone.OrgID, stone.Since.Add(-compactMargin).Truncate(time.Millisecond))
 		if after != nil {
 			q.Where("(cs.last_at > ? OR (cs.last_at = ? AND cs.id > ?))", after.LastAt, after.LastAt, after.ID)
 		}
