@@ -28,7 +28,7 @@ import (
 // DeleteLink runs the compaction before it returns; one interrupted (the
 // request cancelled, the process stopped, the database away) is finished
 // by the purge (CompactDeletedLinks), which looks for tombstones left.
-// InsertClicks locks the links of its batch FOR SHARE on PostgreSQL (on
+// InsertClicks locks the links of its batch FOR KEY SHARE on PostgreSQL (on
 // SQLite transactions are serial), so that a batch that read a link before
 // its delete commits before the delete, and the compaction finds its
 // segments.
