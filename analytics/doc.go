@@ -79,8 +79,9 @@
 // after each page, and marks it complete. A worker that dies leaves its
 // lease to expire and another resumes from the recorded progress; a worker
 // that stops hands its job back at once. The CSV is never stored: a
-// download streams it from the database page by page on whichever replica
-// is asked, in constant memory.
+// download streams it from the database in one pass
+// (ExportStore.ScanExportClicks, which decodes the stored click segments
+// one at a time) on whichever replica is asked, in constant memory.
 //
 // # Retention
 //
@@ -90,8 +91,11 @@
 // (org.Limits.Retention), and clears the IP address and IP key of clicks
 // older than IPRetention (7 days, attribution's longest default window
 // that reads them); a click keeps its country and its network class
-// (NetworkClass). The monthly click counts are never deleted. It works in
-// batches through a PurgeStore that package store implements.
+// (NetworkClass). Stored clicks are kept in segments (segment.go), which
+// it deletes whole and encodes again without IPs; it also finishes
+// removing the clicks of deleted links from them. The monthly click counts
+// are never deleted. It works in batches through a PurgeStore that package
+// store implements.
 //
 // Package analytics imports neither store, httpapi, bun, fx nor net/http;
 // package store implements its Store and UsageStore interfaces.

@@ -39,8 +39,8 @@ const (
 	// DefaultExportLease is how long a worker holds a job without
 	// reporting progress before another worker may take it over.
 	DefaultExportLease = time.Minute
-	// DefaultExportPageSize is how many clicks one query of a download
-	// reads; the count reads ten times as many per query.
+	// DefaultExportPageSize is how many rows a download writes between
+	// two flushes; the count counts ten times as many per checkpoint.
 	DefaultExportPageSize = 1000
 	// DefaultExportPoll is how often an idle worker looks for a job.
 	DefaultExportPoll = time.Second
@@ -180,9 +180,11 @@ type ExportStore interface {
 	// is the position of the last one counted; otherwise the count is the
 	// rest and last is nil.
 	CountExportClicks(ctx context.Context, scope ExportScope, after *ExportPosition, limit int) (n int, last *ExportPosition, err error)
-	// ExportClicks appends to dst the next limit clicks of scope after
-	// after (from the start when nil), in (occurred_at, id) order.
-	ExportClicks(ctx context.Context, scope ExportScope, after *ExportPosition, limit int, dst []ExportClick) ([]ExportClick, error)
+	// ScanExportClicks calls fn with each click of scope after position
+	// after (from the start when nil), in (occurred_at, id) order, in
+	// memory that does not grow with the clicks; it stops at fn's first
+	// error and returns it. fn must not keep the click past its return.
+	ScanExportClicks(ctx context.Context, scope ExportScope, after *ExportPosition, fn func(*ExportClick) error) error
 }
 
 // ExportsOptions configure Exports. The zero value is usable.
@@ -201,8 +203,9 @@ type ExportsOptions struct {
 	// Lease is how long a worker holds a job between progress reports;
 	// DefaultExportLease when zero.
 	Lease time.Duration
-	// PageSize is how many clicks a download reads per query;
-	// DefaultExportPageSize when zero.
+	// PageSize is how many rows a download writes between two flushes
+	// (and progress reports), and a tenth of how many clicks a job counts
+	// between two checkpoints; DefaultExportPageSize when zero.
 	PageSize int
 	// Poll is how often an idle worker looks for a job; DefaultExportPoll
 	// when zero.
@@ -224,7 +227,7 @@ type ExportsOptions struct {
 // and the CLI's `hoplink clicks export` call it alike. It owns the scope
 // and role checks, the window under the plan's look-back and retention,
 // and the job's life; its worker (Run) counts jobs, and downloads stream
-// the CSV from the database page by page, in constant memory, on whichever
+// the CSV from the database in one pass, in constant memory, on whichever
 // replica is asked. It is safe for concurrent use.
 type Exports struct {
 	store ExportStore
@@ -450,42 +453,44 @@ func (e *Exports) Download(ctx context.Context, p *auth.Principal, id uuid.UUID)
 }
 
 // Stream writes the CSV to w: the header row and one row per click, read
-// page by page from the database and flushed to w after each page, so
-// that memory stays flat whatever the export's size. progress, when not
-// nil, is called after each page with the rows written so far. It returns
-// the rows written.
+// from the database as it is written (ExportStore.ScanExportClicks) and
+// flushed to w every PageSize rows, so that memory stays flat whatever the
+// export's size. progress, when not nil, is called after each flush with
+// the rows written so far. It returns the rows written.
 func (d *Download) Stream(ctx context.Context, w io.Writer, progress func(rows int64)) (int64, error) {
 	return d.e.stream(ctx, d.scope, w, progress)
 }
 
 func (e *Exports) stream(ctx context.Context, scope ExportScope, w io.Writer, progress func(int64)) (int64, error) {
 	out := NewExportWriter(w)
-	buf := make([]ExportClick, 0, e.opts.PageSize)
-	var after *ExportPosition
-	for {
-		var err error
-		buf, err = e.store.ExportClicks(ctx, scope, after, e.opts.PageSize, buf[:0])
-		if err != nil {
-			return out.Rows(), fmt.Errorf("analytics: read export clicks: %w", err)
+	var writeErr error
+	err := e.store.ScanExportClicks(ctx, scope, nil, func(c *ExportClick) error {
+		if writeErr = out.Write(c.Row); writeErr != nil {
+			return writeErr
 		}
-		for i := range buf {
-			if err := out.Write(buf[i].Row); err != nil {
-				return out.Rows(), err
+		if out.Rows()%int64(e.opts.PageSize) == 0 {
+			if writeErr = out.Flush(); writeErr != nil {
+				return writeErr
+			}
+			if progress != nil {
+				progress(out.Rows())
 			}
 		}
-		if err := out.Flush(); err != nil {
-			return out.Rows(), err
-		}
-		if progress != nil {
-			progress(out.Rows())
-		}
-		if len(buf) < e.opts.PageSize {
-			return out.Rows(), nil
-		}
-		last := buf[len(buf)-1].Position
-		after = &last
-		clear(buf) // drop the page's strings before the next one is read
+		return nil
+	})
+	switch {
+	case writeErr != nil:
+		return out.Rows(), writeErr
+	case err != nil:
+		return out.Rows(), fmt.Errorf("analytics: read export clicks: %w", err)
 	}
+	if err := out.Flush(); err != nil {
+		return out.Rows(), err
+	}
+	if progress != nil {
+		progress(out.Rows())
+	}
+	return out.Rows(), nil
 }
 
 // WriteCSV writes the CSV of orgID's clicks that in keeps straight to w,

@@ -32,6 +32,10 @@ const (
 	// DefaultPurgeBatch is how many rows one statement of the purge
 	// deletes or updates at most.
 	DefaultPurgeBatch = 5000
+	// DefaultPurgeSegmentBatch is how many click segments one transaction
+	// of the purge deletes or encodes again at most: a segment holds a
+	// batch of clicks (up to MaxSegmentClicks).
+	DefaultPurgeSegmentBatch = 50
 )
 
 // PurgeOrg is an organization as the purge needs it.
@@ -68,6 +72,21 @@ type PurgeStore interface {
 	// stored (QueryStore.UnstoredClicks) of the quarter hours that start
 	// before before.
 	DeleteUnstoredBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
+	// DeleteSegmentsBefore deletes orgID's click segments (the stored
+	// clicks that exports read, in batches) whose last click occurred
+	// before before, and returns how many segments it deleted.
+	DeleteSegmentsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error)
+	// ClearSegmentIPsBefore encodes again, without their clicks' IP
+	// address and IP key (keeping country and network class), the click
+	// segments of every organization whose last click occurred before
+	// before and that still carry IPs, and returns how many segments it
+	// changed.
+	ClearSegmentIPsBefore(ctx context.Context, before time.Time, limit int) (int, error)
+	// CompactDeletedLinks removes from the segments the clicks of deleted
+	// links whose removal did not finish when they were deleted (the
+	// readers skip those clicks meanwhile), and returns how many links it
+	// finished.
+	CompactDeletedLinks(ctx context.Context, limit int) (int, error)
 	// ClearClickIPsBefore empties the IP address and IP key of clicks of
 	// every organization that occurred before before and still have one,
 	// keeping their country, and setting their network class
@@ -80,7 +99,10 @@ type PurgeStore interface {
 
 // PurgeResult counts what one purge removed.
 type PurgeResult struct {
+	// ClicksDeleted counts the rows of clicks attribution reads that were
+	// deleted, SegmentsDeleted the click segments (every stored click).
 	ClicksDeleted   int64 `json:"clicks_deleted"`
+	SegmentsDeleted int64 `json:"segments_deleted"`
 	InstallsDeleted int64 `json:"installs_deleted"`
 	AttemptsDeleted int64 `json:"attempts_deleted"`
 	// UnstoredDeleted counts the quarter hours of unstored clicks deleted.
@@ -88,6 +110,12 @@ type PurgeResult struct {
 	IPsCleared      int64 `json:"ips_cleared"`
 	// InstallIPsCleared counts the installs whose IP was cleared.
 	InstallIPsCleared int64 `json:"install_ips_cleared"`
+	// SegmentIPsCleared counts the click segments encoded again without
+	// IPs.
+	SegmentIPsCleared int64 `json:"segment_ips_cleared"`
+	// LinksCompacted counts the deleted links whose clicks were removed
+	// from the segments by this purge.
+	LinksCompacted int64 `json:"links_compacted"`
 }
 
 // Empty reports whether the purge removed nothing.
@@ -103,6 +131,9 @@ type PurgerOptions struct {
 	// BatchSize is how many rows one statement changes at most;
 	// DefaultPurgeBatch when zero.
 	BatchSize int
+	// SegmentBatch is how many click segments one transaction changes at
+	// most; DefaultPurgeSegmentBatch when zero.
+	SegmentBatch int
 	// Logger receives what each purge removed and its failures;
 	// slog.Default() when nil.
 	Logger *slog.Logger
@@ -137,6 +168,9 @@ func NewPurger(store PurgeStore, opts PurgerOptions) *Purger {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = DefaultPurgeBatch
 	}
+	if opts.SegmentBatch <= 0 {
+		opts.SegmentBatch = DefaultPurgeSegmentBatch
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -144,9 +178,12 @@ func NewPurger(store PurgeStore, opts PurgerOptions) *Purger {
 	return &Purger{store: store, opts: opts, log: log}
 }
 
-// RunOnce purges once: for each organization its clicks, then its
-// installs, attempts and unstored counts older than its plan's retention,
-// and then the IP addresses of every click older than IPRetention. It
+// RunOnce purges once: for each organization its clicks (the rows
+// attribution reads, then the segments), then its installs, attempts and
+// unstored counts older than its plan's retention; then the IP addresses
+// of every click segment older than IPRetention, the clicks of deleted
+// links left in segments, and the IP addresses of every click row older
+// than IPRetention. It
 // returns what it removed, also when it stops on an error: an
 // organization whose purge fails is logged and the others are purged, and
 // the errors are returned joined. It stops when ctx is done.
@@ -164,16 +201,18 @@ func (p *Purger) RunOnce(ctx context.Context) (PurgeResult, error) {
 		}
 		before := now.Add(-org.LimitsOf(o.Plan).Retention)
 		for _, step := range []struct {
-			what string
-			del  func(context.Context, uuid.UUID, time.Time, int) (int, error)
-			n    *int64
+			what  string
+			del   func(context.Context, uuid.UUID, time.Time, int) (int, error)
+			n     *int64
+			batch int
 		}{
-			{"clicks", p.store.DeleteClicksBefore, &res.ClicksDeleted},
-			{"installs", p.store.DeleteInstallsBefore, &res.InstallsDeleted},
-			{"attempts", p.store.DeleteAttemptsBefore, &res.AttemptsDeleted},
-			{"unstored clicks", p.store.DeleteUnstoredBefore, &res.UnstoredDeleted},
+			{"clicks", p.store.DeleteClicksBefore, &res.ClicksDeleted, p.opts.BatchSize},
+			{"click segments", p.store.DeleteSegmentsBefore, &res.SegmentsDeleted, p.opts.SegmentBatch},
+			{"installs", p.store.DeleteInstallsBefore, &res.InstallsDeleted, p.opts.BatchSize},
+			{"attempts", p.store.DeleteAttemptsBefore, &res.AttemptsDeleted, p.opts.BatchSize},
+			{"unstored clicks", p.store.DeleteUnstoredBefore, &res.UnstoredDeleted, p.opts.BatchSize},
 		} {
-			err := p.batches(ctx, step.n, func(ctx context.Context, limit int) (int, error) {
+			err := p.batches(ctx, step.n, step.batch, func(ctx context.Context, limit int) (int, error) {
 				return step.del(ctx, o.ID, before, limit)
 			})
 			if err != nil {
@@ -187,7 +226,24 @@ func (p *Purger) RunOnce(ctx context.Context) (PurgeResult, error) {
 		}
 	}
 	before := now.Add(-IPRetention)
-	if err := p.batches(ctx, &res.IPsCleared, func(ctx context.Context, limit int) (int, error) {
+	for _, step := range []struct {
+		what string
+		n    *int64
+		run  func(context.Context, int) (int, error)
+	}{
+		{"segment IPs", &res.SegmentIPsCleared, func(ctx context.Context, limit int) (int, error) {
+			return p.store.ClearSegmentIPsBefore(ctx, before, limit)
+		}},
+		{"deleted links' clicks", &res.LinksCompacted, p.store.CompactDeletedLinks},
+	} {
+		if err := p.batches(ctx, step.n, p.opts.SegmentBatch, step.run); err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			errs = append(errs, fmt.Errorf("analytics: purge %s: %w", step.what, err))
+		}
+	}
+	if err := p.batches(ctx, &res.IPsCleared, p.opts.BatchSize, func(ctx context.Context, limit int) (int, error) {
 		return p.store.ClearClickIPsBefore(ctx, before, limit)
 	}); err != nil {
 		if ctx.Err() != nil {
@@ -195,7 +251,7 @@ func (p *Purger) RunOnce(ctx context.Context) (PurgeResult, error) {
 		}
 		errs = append(errs, fmt.Errorf("analytics: purge click IPs: %w", err))
 	}
-	if err := p.batches(ctx, &res.InstallIPsCleared, func(ctx context.Context, limit int) (int, error) {
+	if err := p.batches(ctx, &res.InstallIPsCleared, p.opts.BatchSize, func(ctx context.Context, limit int) (int, error) {
 		return p.store.ClearInstallIPsBefore(ctx, before, limit)
 	}); err != nil {
 		if ctx.Err() != nil {
@@ -206,19 +262,19 @@ func (p *Purger) RunOnce(ctx context.Context) (PurgeResult, error) {
 	return res, errors.Join(errs...)
 }
 
-// batches calls step with the batch size until it changes fewer rows,
-// adding what it changes to n.
-func (p *Purger) batches(ctx context.Context, n *int64, step func(context.Context, int) (int, error)) error {
+// batches calls step with size until it changes fewer rows, adding what
+// it changes to n.
+func (p *Purger) batches(ctx context.Context, n *int64, size int, step func(context.Context, int) (int, error)) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		k, err := step(ctx, p.opts.BatchSize)
+		k, err := step(ctx, size)
 		*n += int64(k)
 		if err != nil {
 			return err
 		}
-		if k < p.opts.BatchSize {
+		if k < size {
 			return nil
 		}
 	}
@@ -242,7 +298,8 @@ func (p *Purger) Run(ctx context.Context) error {
 			p.log.Info("analytics: purged data older than retention", "clicks", res.ClicksDeleted,
 				"installs", res.InstallsDeleted, "attempts", res.AttemptsDeleted,
 				"unstored_quarter_hours", res.UnstoredDeleted, "ips_cleared", res.IPsCleared,
-				"install_ips_cleared", res.InstallIPsCleared)
+				"install_ips_cleared", res.InstallIPsCleared, "segments", res.SegmentsDeleted,
+				"segment_ips_cleared", res.SegmentIPsCleared, "links_compacted", res.LinksCompacted)
 		}
 		select {
 		case <-ctx.Done():

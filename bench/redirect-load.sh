@@ -215,8 +215,8 @@ BEGIN {
   printf "| hoplink p99 / minimal p99 | %.2f | <= 1.50 | %s |\n", p99_ratio, (p99_ratio <= 1.50 ? "yes" : "no")
 }'
 
-# Clicks: every redirect hoplink answered records one, as a row of clicks
-# or, past the allowance or while the recorder's buffer is full, only in
+# Clicks: every redirect hoplink answered records one, stored in a click
+# segment (and a row of clicks when attribution reads it) or, past the allowance or while the recorder's buffer is full, only in
 # click_counts, which counts both. wrk counts only the responses it read
 # before its time was up, so the database may count up to one more click
 # per connection and run than the clients saw; fewer than the redirects
@@ -224,14 +224,15 @@ BEGIN {
 # clicks the writer could not keep up with (or past the allowance).
 seen=$((probes + $(field hoplink-warmup requests) + $(field hoplink requests)))
 rows=$(sed -n 's/.*"clicks":\([0-9]*\).*/\1/p' "$tmp/clicks.json")
+candidates=$(sed -n 's/.*"rows":\([0-9]*\).*/\1/p' "$tmp/clicks.json")
 counted=$(sed -n 's/.*"counted":\([0-9]*\).*/\1/p' "$tmp/clicks.json")
 slack=$((2 * CONNECTIONS))
 echo
 echo "## Clicks"
 echo
-echo "| redirects the clients received | rows in clicks | counted in click_counts | counted - received | rows / counted |"
-echo "|---|---|---|---|---|"
-echo "| $seen | $rows | $counted | $((counted - seen)) | $(awk -v r="$rows" -v c="$counted" 'BEGIN { printf "%.4f", (c ? r / c : 0) }') |"
+echo "| redirects the clients received | stored clicks (segments) | of them rows of clicks | counted in click_counts | counted - received | stored / counted |"
+echo "|---|---|---|---|---|---|"
+echo "| $seen | $rows | $candidates | $counted | $((counted - seen)) | $(awk -v r="$rows" -v c="$counted" 'BEGIN { printf "%.4f", (c ? r / c : 0) }') |"
 echo
 # The recorder logs failed batches, and every 10 seconds the clicks that
 # found its buffer full.
@@ -250,5 +251,5 @@ elif [ "$((counted - seen))" -gt "$slack" ]; then
 fi
 echo "OK: every redirect the clients received has its click; the $((counted - seen)) extra were answered after wrk stopped reading."
 if [ "$rows" -lt "$counted" ]; then
-  echo "ROWS: $((counted - rows)) clicks were counted without a row (the buffer was full, or past the allowance)."
+  echo "UNSTORED: $((counted - rows)) clicks were counted without being stored (the buffer was full, or past the allowance)."
 fi

@@ -484,3 +484,32 @@ func TestClickExportMillionRowsFlatMemory(t *testing.T) {
 	assert.Less(t, peak, uint64(bound), "peak heap while streaming %d MiB of CSV", size>>20)
 	assert.Less(t, peak-min(peak, baseline), uint64(bound/2))
 }
+
+// After a link is deleted its clicks are in no export, and its slug serves
+// a new link whose clicks are.
+func TestClickExportLeavesOutADeletedLink(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newExportHarness(t, s)
+		o := h.newOrg(t, "Acme")
+		gone := exportLink(t, s, o.ID, "gone", nil)
+		kept := exportLink(t, s, o.ID, "kept", nil)
+		now := h.clock.Now()
+		insertClicks(t, s, exportClick(gone, now.Add(-3*time.Hour)), exportClick(kept, now.Add(-2*time.Hour)),
+			exportClick(gone, now.Add(-time.Hour)))
+
+		// What DELETE /v1/links/{id} calls (this harness serves no links).
+		require.NoError(t, s.DeleteLink(t.Context(), o.ID, gone.ID))
+		again := exportLink(t, s, o.ID, "gone", nil)
+		insertClicks(t, s, exportClick(again, now.Add(-30*time.Minute)))
+
+		e := h.post(t, o.key.raw, exportsPath, `{}`).export(t, http.StatusAccepted)
+		h.runWorker(t)
+		got := h.get(t, o.key.raw, exportsPath+"/"+e.ID).export(t, http.StatusOK)
+		assert.Equal(t, int64(2), got.Rows)
+		_, records := h.download(t, o.key.raw, e.ID)
+		require.Len(t, records, 3)
+		assert.Equal(t, kept.ID.String(), records[1][1])
+		assert.Equal(t, again.ID.String(), records[2][1], "the new link with the reused slug")
+	})
+}

@@ -201,7 +201,7 @@ func TestClickAnalyticsMigrationBackfill(t *testing.T) {
 			_, err := s.DB().NewInsert().Model(&k).TableExpr("clicks").Exec(ctx)
 			require.NoError(t, err)
 		}
-		require.NoError(t, s.Migrate(ctx))
+		migrateTo(t, s, "20261125000002_click_analytics")
 		var hosts []string
 		require.NoError(t, s.DB().NewSelect().Table("clicks").Column("referer_host").OrderExpr("id").Scan(ctx, &hosts))
 		assert.Equal(t, []string{"news.example", ""}, hosts)

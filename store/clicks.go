@@ -107,15 +107,22 @@ type periodKey struct {
 // In one transaction it reads the billing anchors of the batch's
 // organizations and the owners of its links, drops the clicks whose
 // organization or link is gone (or whose link belongs to another
-// organization), inserts the rest that are not CountOnly in one statement
-// with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index skips a
-// repeated tap; on SQLite the rows go through clicks_sqlite.go), and
-// bumps click_counts by the rows inserted plus the CountOnly clicks (each
-// counting Click.Clicks()), per organization and billing month, and
-// click_unstored by the CountOnly clicks, per organization and quarter hour
-// (analytics.SlotOf), for the analytics' unstored_clicks. A link deleted
-// between the read and the insert fails the transaction with a foreign-key
-// error; the recorder's retry then drops that click.
+// organization), and stores the rest that are not CountOnly: the clicks
+// attribution reads (isCandidate) as rows of clicks first, in one
+// statement with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index
+// skips a repeated tap; on SQLite the rows go through clicks_sqlite.go),
+// then every stored click, those rows that were inserted and all the
+// others, per organization as segments (click_segments.go), so that a
+// repeated tap is in no segment twice. It bumps click_counts by the clicks
+// stored plus the CountOnly clicks (each counting Click.Clicks()), per
+// organization and billing month, and click_unstored by the CountOnly
+// clicks, per organization and quarter hour (analytics.SlotOf), for the
+// analytics' unstored_clicks, and hands the stored clicks to
+// onClicksStored. A link deleted between the read and the insert of a
+// candidate row fails the transaction with a foreign-key error; the
+// recorder's retry then drops that click. A click of a link deleted
+// meanwhile that is only in a segment is skipped by readers and removed by
+// the link's compaction (link_delete.go).
 func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int, error) {
 	if len(clicks) == 0 {
 		return 0, nil
@@ -167,8 +174,15 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 				ID    uuid.UUID `bun:"id"`
 				OrgID uuid.UUID `bun:"org_id"`
 			}
-			if err := tx.NewSelect().Table("links").Column("id", "org_id").
-				Where("id IN (?)", bun.List(linkIDs)).Scan(ctx, &links); err != nil {
+			// On PostgreSQL the links are locked FOR KEY SHARE (as a foreign
+			// key would) until the batch commits: a delete of one waits, so
+			// that its compaction, which follows the delete, finds every
+			// segment holding its clicks; an update of a link does not.
+			q := tx.NewSelect().Table("links").Column("id", "org_id").Where("id IN (?)", bun.List(linkIDs))
+			if s.Dialect() == "pg" {
+				q = q.For("KEY SHARE")
+			}
+			if err := q.Scan(ctx, &links); err != nil {
 				return err
 			}
 			for _, l := range links {
@@ -178,7 +192,9 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 
 		counts := map[periodKey]int64{}
 		unstored := map[unstoredKey]int64{}
-		rows := make([]clickRow, 0, len(clicks))
+		var candidates []clickRow
+		var others []analytics.Click
+		seen := make(map[uuid.UUID]bool, len(clicks))
 		for i := range clicks {
 			c := &clicks[i]
 			anchor, ok := anchors[c.OrgID]
@@ -193,31 +209,56 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 			if owner, ok := owners[c.LinkID]; !ok || owner != c.OrgID {
 				continue
 			}
-			rows = append(rows, fromClick(*c))
+			if isCandidate(c) {
+				candidates = append(candidates, fromClick(*c))
+				continue
+			}
+			n := *c
+			n.Normalize()
+			if n.ID == uuid.Nil {
+				n.ID = uuid.Must(uuid.NewV7())
+			}
+			if seen[n.ID] {
+				continue // one click twice in a batch is stored once
+			}
+			seen[n.ID] = true
+			others = append(others, n)
 		}
 
-		if len(rows) > 0 {
+		// The candidate rows first: the ones their id or tap id refuse are
+		// stored already, and are left out of the segments too.
+		stored := others
+		if len(candidates) > 0 {
 			var done []bool
 			if s.Dialect() == "sqlite" {
 				var err error
-				if done, err = insertClickRowsSQLite(ctx, conn, rows); err != nil {
+				if done, err = insertClickRowsSQLite(ctx, conn, candidates); err != nil {
 					return err
 				}
 			} else {
 				var ids []uuid.UUID
-				if err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Returning("id").
+				if err := tx.NewInsert().Model(&candidates).On("CONFLICT DO NOTHING").Returning("id").
 					Scan(ctx, &ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return err
 				}
-				done = insertedRows(rows, ids)
+				done = insertedRows(candidates, ids)
 			}
-			for i := range rows {
+			for i := range candidates {
 				if done[i] {
-					inserted++
-					r := &rows[i]
-					counts[periodKey{r.OrgID, org.PeriodStart(anchors[r.OrgID], r.OccurredAt)}]++
+					stored = append(stored, candidates[i].click())
 				}
 			}
+		}
+		if err := s.writeSegments(ctx, tx, stored); err != nil {
+			return err
+		}
+		inserted = len(stored)
+		for i := range stored {
+			c := &stored[i]
+			counts[periodKey{c.OrgID, org.PeriodStart(anchors[c.OrgID], c.OccurredAt)}]++
+		}
+		if err := s.onClicksStored(ctx, tx, stored); err != nil {
+			return err
 		}
 
 		if len(unstored) > 0 {
@@ -295,4 +336,48 @@ func (s *Store) ClickUsage(ctx context.Context, orgID uuid.UUID, at time.Time) (
 	u := analytics.Usage{Limit: o.MonthlyClickLimit, PeriodStart: org.PeriodStart(o.BillingPeriodStart, at)}
 	u.Count, err = s.ClickCount(ctx, orgID, u.PeriodStart)
 	return u, err
+}
+
+// click is the analytics.Click that r stores.
+func (r *clickRow) click() analytics.Click {
+	return analytics.Click{
+		ID: r.ID, OrgID: r.OrgID, LinkID: r.LinkID, AppID: r.AppID, Domain: r.Domain, Slug: r.Slug,
+		OccurredAt: r.OccurredAt, Source: analytics.Source(r.Source), Platform: r.Platform, OS: r.OS,
+		OSVersion: r.OSVersion, DeviceModel: r.DeviceModel, Browser: r.Browser, InAppBrowser: r.InAppBrowser,
+		IP: r.IP, IPKey: r.IPKey, IPClass: r.IPClass, Country: r.Country, Region: r.Region, City: r.City,
+		UserAgent: r.UserAgent, AcceptLanguage: r.AcceptLanguage, Referer: r.Referer, RefererHost: r.RefererHost,
+		UTMSource: r.UTMSource, UTMMedium: r.UTMMedium, UTMCampaign: r.UTMCampaign, UTMTerm: r.UTMTerm,
+		UTMContent: r.UTMContent, TapID: r.TapID,
+	}
+}
+
+// writeSegments writes stored, normalized clicks of any organizations, as
+// segments in tx: per organization, in (occurred_at, id) order
+// (buildSegments).
+func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics.Click) error {
+	if len(stored) == 0 {
+		return nil
+	}
+	byOrg := map[uuid.UUID][]analytics.Click{}
+	var orgs []uuid.UUID
+	for i := range stored {
+		id := stored[i].OrgID
+		if _, ok := byOrg[id]; !ok {
+			orgs = append(orgs, id)
+		}
+		byOrg[id] = append(byOrg[id], segmentClick(stored[i]))
+	}
+	now := time.Now()
+	for _, id := range orgs {
+		clicks := byOrg[id]
+		sortClicks(clicks)
+		rows, err := buildSegments(id, clicks, now)
+		if err != nil {
+			return err
+		}
+		if err := s.insertSegments(ctx, tx, rows); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,7 +17,9 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/store/storetest"
 )
 
 // BenchmarkInsertClicksFile writes batches of 500 desktop clicks into a
@@ -62,12 +65,98 @@ func BenchmarkInsertClicksFile(b *testing.B) {
 		b.ReportMetric(float64((processCPU(b)-before).Microseconds())/float64(b.N*len(batch)), "cpu-µs/row")
 	}
 	b.Run("schema", func(b *testing.B) { run(b, "") })
+	for _, v := range storeVariants {
+		b.Run("store-"+v.name, func(b *testing.B) {
+			s, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+			require.NoError(b, err)
+			b.Cleanup(func() { _ = s.Close() })
+			require.NoError(b, s.Migrate(b.Context()))
+			benchStore(b, s, v.platforms)
+		})
+		b.Run("store-pg-"+v.name, func(b *testing.B) { benchStore(b, storetest.Postgres(b), v.platforms) })
+	}
+	// What the two clicks indexes that only the purge and a link's
+	// cascade read cost a candidate row, measured by dropping them.
+	b.Run("store-iphone-without-org-and-link-indexes", func(b *testing.B) {
+		s, err := store.Open(b.Context(), filepath.Join(b.TempDir(), "bench.db"))
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = s.Close() })
+		require.NoError(b, s.Migrate(b.Context()))
+		for _, idx := range []string{"clicks_link_id_occurred_at_idx", "clicks_org_id_occurred_at_idx"} {
+			_, err := s.DB().ExecContext(b.Context(), "DROP INDEX "+idx)
+			require.NoError(b, err)
+		}
+		benchStore(b, s, []string{"ios"})
+	})
 	b.Run("bare-table", func(b *testing.B) { run(b, bare) })
 	b.Run("segment-row", func(b *testing.B) { benchSegmentRow(b, json.Marshal, false) })
 	b.Run("segment-row-write-only", func(b *testing.B) { benchSegmentRow(b, json.Marshal, true) })
 	b.Run("segment-row-columnar", func(b *testing.B) {
 		benchSegmentRow(b, func(v any) ([]byte, error) { return analytics.EncodeSegment(nil, v.([]analytics.Click)) }, false)
 	})
+}
+
+// storeVariants are the batches benchStore writes to a link with an app:
+// desktop visitors only (no click is a row of clicks, each is in the
+// batch's segment), iPhone, Android and desktop visitors a third each
+// (two thirds are rows too), and iPhone visitors only (every click a row
+// and in the segment: what the store costs at most).
+var storeVariants = []struct {
+	name      string
+	platforms []string
+}{
+	{"desktop", []string{"desktop"}},
+	{"mixed", []string{"ios", "android", "desktop"}},
+	{"iphone", []string{"ios"}},
+}
+
+// benchStore writes batches of 500 clicks of the given platforms, in turn,
+// on a link with an app through InsertClicks, and reports the CPU time of
+// the process per click ("cpu-µs/row": the whole work on SQLite; on
+// PostgreSQL the client's share only, the server's being another process)
+// and the wall time per click ("wall-µs/row").
+func benchStore(b *testing.B, s *store.Store, platforms []string) {
+	ctx, c := b.Context(), newClock()
+	o := createOrg(b, s, c, "acme")
+	app := benchApp(b, s, c, o.ID)
+	l := newLink(c, o.ID, app.LinkDomain, "spring")
+	l.AppID = &app.ID
+	createLink(b, s, l)
+	agents := map[string][4]string{
+		"desktop": {"macOS", "10.15.7", "", benchDesktopUA},
+		"ios":     {"iOS", "18.6", "iPhone", "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.6 Mobile/15E148 Safari/604.1"},
+		"android": {"Android", "15", "Pixel 8", "Mozilla/5.0 (Linux; Android 15; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36"},
+	}
+	batch := make([]analytics.Click, 500)
+	b.ReportAllocs()
+	before, began := processCPU(b), time.Now()
+	for b.Loop() {
+		for i := range batch {
+			p := platforms[i%len(platforms)]
+			a := agents[p]
+			batch[i] = newClick(l, c.next())
+			batch[i].Platform, batch[i].OS, batch[i].OSVersion, batch[i].DeviceModel, batch[i].UserAgent = p, a[0], a[1], a[2], a[3]
+			batch[i].IP = fmt.Sprintf("198.51.%d.%d", i/250, i%250)
+		}
+		n, err := s.InsertClicks(ctx, batch)
+		if err != nil || n != len(batch) {
+			b.Fatal(n, err)
+		}
+	}
+	clicks := float64(b.N * len(batch))
+	b.ReportMetric(float64((processCPU(b)-before).Microseconds())/clicks, "cpu-µs/row")
+	b.ReportMetric(float64(time.Since(began).Microseconds())/clicks, "wall-µs/row")
+}
+
+// benchApp creates an app of orgID.
+func benchApp(b *testing.B, s *store.Store, c *clock, orgID uuid.UUID) *linking.App {
+	at := c.next()
+	id := uuid.Must(uuid.NewV7())
+	handle := "bench-" + id.String()[24:]
+	a := &linking.App{ID: id, OrgID: orgID, Name: "Bench", Handle: handle, LinkDomain: handle + ".hop.example",
+		DefaultLinkDomain: handle + ".hop.example", CreatedAt: at, UpdatedAt: at}
+	require.NoError(b, s.CreateApp(b.Context(), a, 1000))
+	return a
 }
 
 // benchSegmentRow is the batch-per-row design issue 15 weighs: a batch of

@@ -57,6 +57,23 @@ func clickRows(t *testing.T, s *store.Store, where string, args ...any) []clickR
 	return rows
 }
 
+// storedRows returns o's stored clicks, from the segments, as clickRows,
+// in (occurred_at, id) order.
+func storedRows(t *testing.T, s *store.Store, orgID uuid.UUID) []clickRow {
+	t.Helper()
+	clicks, err := s.StoredClicks(t.Context(), orgID)
+	require.NoError(t, err)
+	rows := make([]clickRow, len(clicks))
+	for i, c := range clicks {
+		rows[i] = clickRow{
+			ID: c.ID, OrgID: c.OrgID, LinkID: c.LinkID, AppID: c.AppID, OccurredAt: c.OccurredAt, Source: string(c.Source),
+			IP: c.IP, IPKey: c.IPKey, Country: c.Country, Region: c.Region, City: c.City, UserAgent: c.UserAgent,
+			AcceptLanguage: c.AcceptLanguage, UTMContent: c.UTMContent, TapID: c.TapID,
+		}
+	}
+	return rows
+}
+
 func clickCount(t *testing.T, s *store.Store, o *org.Organization, at time.Time) int64 {
 	t.Helper()
 	n, err := s.ClickCount(t.Context(), o.ID, org.PeriodStart(o.BillingPeriodStart, at))
@@ -117,7 +134,8 @@ func TestInsertClicksBatch(t *testing.T) {
 		assert.Equal(t, 301, n)
 		assert.Equal(t, int64(301), clickCount(t, s, o, c.now))
 
-		rows := clickRows(t, s, "org_id = ?", o.ID)
+		assert.Len(t, clickRows(t, s, "org_id = ?", o.ID), 150, "the clicks of the link with an app are rows too")
+		rows := storedRows(t, s, o.ID)
 		require.Len(t, rows, 301)
 		first := rows[0]
 		assert.Equal(t, batch[0].ID, first.ID)
@@ -170,6 +188,13 @@ func TestInsertClicksOneClickPerTap(t *testing.T) {
 		rows := clickRows(t, s, "tap_id = ?", tap)
 		require.Len(t, rows, 1)
 		assert.Equal(t, "app_open", rows[0].Source)
+		tapped1 := 0
+		for _, r := range storedRows(t, s, acme.ID) {
+			if r.TapID != nil && *r.TapID == tap {
+				tapped1++
+			}
+		}
+		assert.Equal(t, 1, tapped1, "a repeated tap is in one segment once")
 
 		n, err = s.InsertClicks(ctx, []analytics.Click{tapped(ol)})
 		require.NoError(t, err)
@@ -217,6 +242,7 @@ func TestInsertClicksConcurrentRetriesOfOneTap(t *testing.T) {
 		wg.Wait()
 		assert.Equal(t, 1, total)
 		assert.Equal(t, int64(1), clickCount(t, s, o, at))
+		assert.Len(t, storedRows(t, s, o.ID), 1, "one click in the segments")
 	})
 }
 
@@ -242,7 +268,7 @@ func TestClickCountersPerOrganizationAndMonth(t *testing.T) {
 		assert.Equal(t, int64(3), clickCount(t, s, acme, c.now), "two stored and one counted only")
 		assert.Equal(t, int64(1), clickCount(t, s, acme, nextMonth))
 		assert.Equal(t, int64(1), clickCount(t, s, other, c.now))
-		assert.Len(t, clickRows(t, s, "org_id = ?", acme.ID), 3)
+		assert.Len(t, storedRows(t, s, acme.ID), 3)
 
 		_, err = s.InsertClicks(ctx, []analytics.Click{newClick(l, c.next())})
 		require.NoError(t, err)
@@ -272,21 +298,91 @@ func TestDeletingALinkDeletesItsClicks(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
+		withApp, kept := appAndPlainLinks(t, s, c, o.ID)
 		gone := createLink(t, s, newLink(c, o.ID, "hop.example", "gone"))
-		kept := createLink(t, s, newLink(c, o.ID, "hop.example", "kept"))
-		_, err := s.InsertClicks(ctx, []analytics.Click{newClick(gone, c.next()), newClick(kept, c.next())})
-		require.NoError(t, err)
+		// Two batches: the deleted links' clicks share segments with the
+		// kept link's.
+		for range 2 {
+			_, err := s.InsertClicks(ctx, []analytics.Click{newClick(gone, c.next()), newClick(kept, c.next()),
+				newClick(withApp, c.next()), newClick(gone, c.next())})
+			require.NoError(t, err)
+		}
+		require.Len(t, clickRows(t, s, "link_id = ?", withApp.ID), 2)
 
 		require.NoError(t, s.DeleteLink(ctx, o.ID, gone.ID))
-		assert.Empty(t, clickRows(t, s, "link_id = ?", gone.ID))
-		assert.Len(t, clickRows(t, s, "link_id = ?", kept.ID), 1)
-		assert.Equal(t, int64(2), clickCount(t, s, o, c.now), "the month's count keeps the deleted link's clicks")
+		require.NoError(t, s.DeleteLink(ctx, o.ID, withApp.ID))
+		assert.ErrorIs(t, s.DeleteLink(ctx, o.ID, gone.ID), errcode.ErrNotFound)
+		assert.Empty(t, clickRows(t, s, "link_id = ?", withApp.ID), "the rows attribution reads go with the link")
+		linksOf := func(rows []clickRow) map[uuid.UUID]int {
+			n := map[uuid.UUID]int{}
+			for _, r := range rows {
+				n[r.LinkID]++
+			}
+			return n
+		}
+		assert.Equal(t, map[uuid.UUID]int{kept.ID: 2}, linksOf(storedRows(t, s, o.ID)),
+			"the deleted links' clicks are removed from the segments before the delete answers")
+		segs, err := s.Segments(ctx, o.ID)
+		require.NoError(t, err)
+		require.Len(t, segs, 2)
+		for _, seg := range segs {
+			assert.Equal(t, 1, seg.Clicks, "the segments were encoded again without them")
+		}
+		assert.Equal(t, int64(8), clickCount(t, s, o, c.now), "the month's count keeps the deleted link's clicks")
 
 		// A click still buffered when its link was deleted is skipped, not
 		// an error that would fail its whole batch.
 		n, err := s.InsertClicks(ctx, []analytics.Click{newClick(gone, c.next()), newClick(kept, c.next())})
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
+
+		// The slug is free again, and a new link's clicks count.
+		again := createLink(t, s, newLink(c, o.ID, "hop.example", "gone"))
+		_, err = s.InsertClicks(ctx, []analytics.Click{newClick(again, c.next())})
+		require.NoError(t, err)
+		scanned, err := s.ScanClicks(ctx, o.ID, store.AllTime, analytics.Filter{LinkID: &again.ID}, nil)
+		require.NoError(t, err)
+		assert.Len(t, scanned, 1)
+	})
+}
+
+// A deleted link whose compaction did not run (the process stopped after
+// the delete) is skipped by readers through its tombstone, and the purge
+// removes its clicks.
+func TestATombstoneHidesALinksClicksUntilThePurgeCompacts(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		gone := createLink(t, s, newLink(c, o.ID, "hop.example", "gone"))
+		kept := createLink(t, s, newLink(c, o.ID, "hop.example", "kept"))
+		_, err := s.InsertClicks(ctx, []analytics.Click{newClick(gone, c.next()), newClick(kept, c.next())})
+		require.NoError(t, err)
+		// What DeleteLink's transaction commits, without the compaction.
+		_, err = s.DB().NewInsert().Table("click_link_tombstones").Model(&map[string]any{
+			"link_id": gone.ID, "org_id": o.ID, "since": gone.CreatedAt, "deleted_at": c.next(),
+		}).Exec(ctx)
+		require.NoError(t, err)
+		_, err = s.DB().NewDelete().Table("links").Where("id = ?", gone.ID).Exec(ctx)
+		require.NoError(t, err)
+
+		require.Len(t, storedRows(t, s, o.ID), 2, "still in the segment")
+		scanned, err := s.ScanClicks(ctx, o.ID, store.AllTime, analytics.Filter{}, nil)
+		require.NoError(t, err)
+		require.Len(t, scanned, 1, "but no reader sees it")
+		assert.Equal(t, kept.ID, scanned[0].LinkID)
+		rows, last, err := s.CountExportClicks(ctx, analytics.ExportScope{OrgID: o.ID, Window: store.AllTime}, nil, 10)
+		require.NoError(t, err)
+		assert.Equal(t, 1, rows)
+		assert.Nil(t, last)
+
+		res, err := newPurger(s, 10).RunOnce(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), res.LinksCompacted)
+		require.Len(t, storedRows(t, s, o.ID), 1, "the purge compacted the segment")
+		res, err = newPurger(s, 10).RunOnce(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, res.LinksCompacted, "the tombstone is gone")
 	})
 }
 
@@ -317,7 +413,10 @@ func TestDeletingAnOrganizationDeletesItsClicks(t *testing.T) {
 		_, err := s.InsertClicks(ctx, []analytics.Click{newClick(l, c.next())})
 		require.NoError(t, err)
 		require.NoError(t, s.DeleteOrganization(ctx, o.ID))
-		assert.Empty(t, clickRows(t, s, "org_id = ?", o.ID))
+		assert.Empty(t, storedRows(t, s, o.ID))
+		segs, err := s.Segments(ctx, o.ID)
+		require.NoError(t, err)
+		assert.Empty(t, segs, "the segments go with the organization")
 		assert.Zero(t, clickCount(t, s, o, c.now))
 	})
 }
@@ -518,7 +617,7 @@ func TestClickLocationMigrationOnAPopulatedDatabase(t *testing.T) {
 			require.NoError(t, err)
 		}
 
-		require.NoError(t, s.Migrate(ctx))
+		migrateTo(t, s, "20261125000001_click_location")
 		type located struct {
 			ID      uuid.UUID `bun:"id"`
 			Country string    `bun:"country"`
@@ -537,7 +636,7 @@ func TestClickLocationMigrationOnAPopulatedDatabase(t *testing.T) {
 		for _, col := range []string{"country", "region", "city"} {
 			assert.False(t, columnExists(t, s, "clicks", col), "%s after the rollback", col)
 		}
-		require.NoError(t, s.Migrate(ctx))
+		migrateTo(t, s, "20261125000001_click_location")
 		assert.True(t, columnExists(t, s, "clicks", "country"))
 	})
 }

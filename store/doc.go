@@ -24,6 +24,13 @@
 //     constraint refused the write) or errcode.ErrUnavailable (the database
 //     cannot be reached), with the driver's error kept in the chain for logs.
 //
+// Clicks: every stored click is in a row of click_segments, a batch of one
+// organization's clicks encoded with analytics.EncodeSegment
+// (click_segments.go), which exports read through scanClicks
+// (click_scan.go); the clicks table keeps, as well, the clicks attribution
+// reads (an app's link on iOS and Android, SDK resolves). Deleting a link
+// removes its clicks from the segments (link_delete.go).
+//
 // The OAuth storage (OAuthStore in oauth.go, oauth.Store) differs on two
 // points that fosite dictates: its methods return fosite's own errors
 // (fosite.ErrNotFound, fosite.ErrInvalidatedAuthorizeCode,

@@ -129,19 +129,25 @@ func (s *Store) ListDomains(ctx context.Context, orgID uuid.UUID, limit, offset 
 }
 
 // DeleteDomain implements linking.DomainStore; the links' clicks go with
-// them (ON DELETE CASCADE).
+// them as with DeleteLink (link_delete.go).
 func (s *Store) DeleteDomain(ctx context.Context, orgID, id uuid.UUID) (*linking.Domain, error) {
 	var row domainRow
+	var stones []tombstoneRow
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := tx.NewDelete().Model(&row).Where("d.id = ? AND d.org_id = ?", id, orgID).Returning("*").Scan(ctx); err != nil {
 			return err
 		}
-		_, err := tx.NewDelete().Model((*linkRow)(nil)).Where("l.org_id = ? AND l.domain = ?", orgID, row.Domain).Exec(ctx)
+		var err error
+		if stones, err = tombstoneLinks(ctx, tx, orgID, "domain = ?", row.Domain); err != nil {
+			return err
+		}
+		_, err = tx.NewDelete().Model((*linkRow)(nil)).Where("l.org_id = ? AND l.domain = ?", orgID, row.Domain).Exec(ctx)
 		return err
 	})
 	if err != nil {
 		return nil, s.err("delete domain", err)
 	}
+	s.compactLinks(ctx, stones)
 	return toDomain(&row), nil
 }
 

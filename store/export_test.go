@@ -2,17 +2,81 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/hoplink/hoplink/analytics"
 )
 
-// CountClicks counts organization orgID's clicks in w that pass f, through
-// whereClicks, for the external tests of the filters.
+// CountClicks counts organization orgID's stored clicks in w that pass f,
+// through scanClicks, for the external tests of the filters.
 func (s *Store) CountClicks(ctx context.Context, orgID uuid.UUID, w analytics.Window, f analytics.Filter) (int, error) {
-	var n int
-	q := s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr("count(*)")
-	err := s.whereClicks(q, orgID, w, f).Scan(ctx, &n)
+	n := 0
+	err := s.scanClicks(ctx, orgID, w, f, nil, func(*analytics.Click) error { n++; return nil })
 	return n, err
+}
+
+// ScanClicks is scanClicks, collecting the clicks, for the external tests.
+func (s *Store) ScanClicks(ctx context.Context, orgID uuid.UUID, w analytics.Window, f analytics.Filter, createdBy *uuid.UUID) ([]analytics.Click, error) {
+	var out []analytics.Click
+	err := s.scanClicks(ctx, orgID, w, f, createdBy, func(c *analytics.Click) error { out = append(out, *c); return nil })
+	return out, err
+}
+
+// AllTime is a window that holds every click of the tests.
+var AllTime = analytics.Window{From: time.Unix(0, 0).UTC(), To: time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)}
+
+// StoredClicks returns every click of orgID's segments, those of deleted
+// links included, in (occurred_at, id) order.
+func (s *Store) StoredClicks(ctx context.Context, orgID uuid.UUID) ([]analytics.Click, error) {
+	var rows []segmentRow
+	if err := s.db.NewSelect().Model(&rows).Where("cs.org_id = ?", orgID).OrderExpr("cs.first_at, cs.id").Scan(ctx); err != nil {
+		return nil, err
+	}
+	var out []analytics.Click
+	for i := range rows {
+		clicks, err := decodeSegment(&rows[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, clicks...)
+	}
+	sortClicks(out)
+	return out, nil
+}
+
+// Segment is a segment's metadata, for the external tests.
+type Segment struct {
+	FirstAt, LastAt time.Time
+	Clicks          int
+	HasIPs          bool
+}
+
+// Segments returns orgID's segments in (first_at, id) order.
+func (s *Store) Segments(ctx context.Context, orgID uuid.UUID) ([]Segment, error) {
+	var rows []segmentRow
+	if err := s.db.NewSelect().Model(&rows).Column("cs.first_at", "cs.last_at", "cs.clicks", "cs.has_ips").
+		Where("cs.org_id = ?", orgID).OrderExpr("cs.first_at, cs.id").Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]Segment, len(rows))
+	for i, r := range rows {
+		out[i] = Segment{FirstAt: r.FirstAt.UTC(), LastAt: r.LastAt.UTC(), Clicks: r.Clicks, HasIPs: r.HasIPs}
+	}
+	return out, nil
+}
+
+// ExportPage returns the next limit clicks of scope after after, through
+// ScanExportClicks, for the external tests of resuming.
+func (s *Store) ExportPage(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition, limit int) ([]analytics.ExportClick, error) {
+	var out []analytics.ExportClick
+	err := s.ScanExportClicks(ctx, scope, after, func(c *analytics.ExportClick) error {
+		out = append(out, *c)
+		if len(out) == limit {
+			return errStopScan
+		}
+		return nil
+	})
+	return out, err
 }

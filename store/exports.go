@@ -216,102 +216,46 @@ func (s *Store) DeleteExports(ctx context.Context, before time.Time) (int, error
 	return int(n), err
 }
 
-// exportClicks returns the query over the clicks of scope after after, in
-// export order: (occurred_at, id), which the (org_id, occurred_at) index
-// serves, the id breaking ties within one instant.
-//
-// After a position, the window starts at its time rather than adding a
-// second lower bound: SQLite's planner starts the index range at one of
-// the bounds, and starting every page at the window's start would read the
-// pages before it again.
-func (s *Store) exportClicks(scope analytics.ExportScope, after *analytics.ExportPosition) *bun.SelectQuery {
-	w := scope.Window
-	if after != nil && after.Time.After(w.From) {
-		w.From = after.Time.UTC()
-	}
-	q := s.whereClicks(s.db.NewSelect().TableExpr("clicks AS c"), scope.OrgID, w, scope.Filter)
-	if scope.LinksOf != nil {
-		q.Where("c.link_id IN (?)", s.db.NewSelect().Table("links").Column("id").
-			Where("org_id = ? AND created_by = ?", scope.OrgID, *scope.LinksOf))
-	}
-	if after != nil {
-		q.Where("(c.occurred_at > ? OR c.id > ?)", after.Time.UTC(), after.ID)
-	}
-	return q
-}
+// The clicks of an export are read by scanClicks from the segments, in
+// (occurred_at, id) order, the position of a click being that pair: a
+// count or a page resumes after the last click it passed on, decoding
+// from the segments that hold it. Nothing is kept between calls, so any
+// replica can continue a job or serve a download.
 
-// CountExportClicks implements analytics.ExportStore: one query reads the
-// position of the limit-th click (the database walks the index without
-// sending the rows), and only the last page is counted.
+// CountExportClicks implements analytics.ExportStore.
 func (s *Store) CountExportClicks(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition,
 	limit int) (int, *analytics.ExportPosition, error) {
-	var last []struct {
-		OccurredAt time.Time `bun:"occurred_at"`
-		ID         uuid.UUID `bun:"id"`
-	}
-	err := s.exportClicks(scope, after).Column("c.occurred_at", "c.id").
-		OrderExpr("c.occurred_at, c.id").Limit(1).Offset(int64(limit-1)).Scan(ctx, &last)
+	n := 0
+	var last *analytics.ExportPosition
+	err := s.scanClicksAfter(ctx, scope.OrgID, scope.Window, scope.Filter, scope.LinksOf, after, func(c *analytics.Click) error {
+		n++
+		if n == limit {
+			last = &analytics.ExportPosition{Time: c.OccurredAt.UTC(), ID: c.ID}
+			return errStopScan
+		}
+		return nil
+	})
 	if err != nil {
-		return 0, nil, s.err("count export clicks", err)
+		return 0, nil, err
 	}
-	if len(last) == 1 {
-		return limit, &analytics.ExportPosition{Time: last[0].OccurredAt.UTC(), ID: last[0].ID}, nil
-	}
-	var n int
-	if err := s.exportClicks(scope, after).ColumnExpr("count(*)").Scan(ctx, &n); err != nil {
-		return 0, nil, s.err("count export clicks", err)
-	}
-	return n, nil, nil
+	return n, last, nil
 }
 
-// exportClickRow is the part of a clicks row that an export writes: never
-// the IP address or the user agent.
-type exportClickRow struct {
-	ID           uuid.UUID `bun:"id"`
-	OccurredAt   time.Time `bun:"occurred_at"`
-	LinkID       uuid.UUID `bun:"link_id"`
-	Domain       string    `bun:"domain"`
-	Slug         string    `bun:"slug"`
-	Source       string    `bun:"source"`
-	Platform     string    `bun:"platform"`
-	OS           string    `bun:"os"`
-	OSVersion    string    `bun:"os_version"`
-	DeviceModel  string    `bun:"device_model"`
-	Browser      string    `bun:"browser"`
-	InAppBrowser string    `bun:"in_app_browser"`
-	Country      string    `bun:"country"`
-	Referer      string    `bun:"referer"`
-	UTMSource    string    `bun:"utm_source"`
-	UTMMedium    string    `bun:"utm_medium"`
-	UTMCampaign  string    `bun:"utm_campaign"`
-	UTMTerm      string    `bun:"utm_term"`
-	UTMContent   string    `bun:"utm_content"`
-}
-
-// ExportClicks implements analytics.ExportStore.
-func (s *Store) ExportClicks(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition, limit int,
-	dst []analytics.ExportClick) ([]analytics.ExportClick, error) {
-	rows := make([]exportClickRow, 0, limit)
-	err := s.exportClicks(scope, after).
-		Column("c.id", "c.occurred_at", "c.link_id", "c.domain", "c.slug", "c.source", "c.platform", "c.os",
-			"c.os_version", "c.device_model", "c.browser", "c.in_app_browser", "c.country", "c.referer",
-			"c.utm_source", "c.utm_medium", "c.utm_campaign", "c.utm_term", "c.utm_content").
-		OrderExpr("c.occurred_at, c.id").Limit(int64(limit)).Scan(ctx, &rows)
-	if err != nil {
-		return dst, s.err("export clicks", err)
-	}
-	for i := range rows {
-		r := &rows[i]
-		dst = append(dst, analytics.ExportClick{
-			Position: analytics.ExportPosition{Time: r.OccurredAt.UTC(), ID: r.ID},
+// ScanExportClicks implements analytics.ExportStore.
+func (s *Store) ScanExportClicks(ctx context.Context, scope analytics.ExportScope, after *analytics.ExportPosition,
+	fn func(*analytics.ExportClick) error) error {
+	var ec analytics.ExportClick
+	return s.scanClicksAfter(ctx, scope.OrgID, scope.Window, scope.Filter, scope.LinksOf, after, func(c *analytics.Click) error {
+		ec = analytics.ExportClick{
+			Position: analytics.ExportPosition{Time: c.OccurredAt.UTC(), ID: c.ID},
 			Row: analytics.ExportRow{
-				Time: r.OccurredAt, LinkID: r.LinkID, Domain: r.Domain, Slug: r.Slug, Source: r.Source,
-				Platform: r.Platform, OS: r.OS, OSVersion: r.OSVersion, DeviceModel: r.DeviceModel,
-				Browser: r.Browser, InAppBrowser: r.InAppBrowser, Country: r.Country, Referer: r.Referer,
-				UTMSource: r.UTMSource, UTMMedium: r.UTMMedium, UTMCampaign: r.UTMCampaign,
-				UTMTerm: r.UTMTerm, UTMContent: r.UTMContent,
+				Time: c.OccurredAt, LinkID: c.LinkID, Domain: c.Domain, Slug: c.Slug, Source: string(c.Source),
+				Platform: c.Platform, OS: c.OS, OSVersion: c.OSVersion, DeviceModel: c.DeviceModel,
+				Browser: c.Browser, InAppBrowser: c.InAppBrowser, Country: c.Country, Referer: c.Referer,
+				UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign,
+				UTMTerm: c.UTMTerm, UTMContent: c.UTMContent,
 			},
-		})
-	}
-	return dst, nil
+		}
+		return fn(&ec)
+	})
 }

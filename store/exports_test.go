@@ -204,7 +204,7 @@ func TestExportClicksPages(t *testing.T) {
 		var got []analytics.ExportClick
 		after = nil
 		for {
-			page, err := s.ExportClicks(ctx, scope, after, 2, nil)
+			page, err := s.ExportPage(ctx, scope, after, 2)
 			require.NoError(t, err)
 			got = append(got, page...)
 			if len(page) < 2 {

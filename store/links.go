@@ -312,9 +312,3 @@ func (s *Store) UpdateLink(ctx context.Context, l *linking.Link) error {
 		Exec(ctx)
 	return s.err("update link", oneRow(res, err))
 }
-
-// DeleteLink implements linking.LinkStore.
-func (s *Store) DeleteLink(ctx context.Context, orgID, id uuid.UUID) error {
-	res, err := s.db.NewDelete().Model((*linkRow)(nil)).Where("id = ? AND org_id = ?", id, orgID).Exec(ctx)
-	return s.err("delete link", oneRow(res, err))
-}

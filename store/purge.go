@@ -166,3 +166,60 @@ func (s *Store) ClearInstallIPsBefore(ctx context.Context, before time.Time, lim
 	}
 	return int(n), nil
 }
+
+// DeleteSegmentsBefore implements analytics.PurgeStore: it deletes at most
+// limit of orgID's segments whose last click occurred before before,
+// through the (org_id, last_at) index. A segment that holds clicks on both
+// sides of before stays until its last click is past retention too
+// (segments span at most maxSegmentSpan); readers never show clicks
+// outside their window.
+func (s *Store) DeleteSegmentsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
+	return s.purgeRows(ctx, "purge click segments", "click_segments", "id", "org_id = ? AND last_at < ?", orgID, before, limit)
+}
+
+// ClearSegmentIPsBefore implements analytics.PurgeStore.
+//
+// In one transaction it reads at most limit segments of every
+// organization that still carry IPs and whose last click occurred before
+// before (through the partial index of such segments; FOR UPDATE SKIP
+// LOCKED on PostgreSQL, as the link compaction locks the segments it
+// rewrites), and encodes each again with its clicks' IP address and IP key
+// emptied, keeping their country and network class.
+func (s *Store) ClearSegmentIPsBefore(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	n := 0
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []segmentRow
+		sel := tx.NewSelect().Model(&rows).Where("cs.has_ips AND cs.last_at < ?", before.UTC()).Limit(int64(limit))
+		if s.db.Dialect().Name() == dialect.PG {
+			sel = sel.For("UPDATE SKIP LOCKED")
+		}
+		if err := sel.Scan(ctx); err != nil {
+			return err
+		}
+		for i := range rows {
+			clicks, err := decodeSegment(&rows[i])
+			if err != nil {
+				return err
+			}
+			for j := range clicks {
+				c := &clicks[j]
+				if c.IPClass == "" {
+					c.IPClass = analytics.NetworkClass(c.IP)
+				}
+				c.IP, c.IPKey = "", ""
+			}
+			if err := s.rewriteSegment(ctx, tx, &rows[i], clicks); err != nil {
+				return err
+			}
+		}
+		n = len(rows)
+		return nil
+	})
+	if err != nil {
+		return 0, s.err("clear segment IPs", err)
+	}
+	return n, nil
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -46,6 +47,28 @@ func purgedClicks(t *testing.T, s *store.Store, orgID uuid.UUID) map[uuid.UUID]p
 	return out
 }
 
+// createAppLink creates a link of orgID with an app of its own: its clicks
+// are rows of clicks (attribution reads them) as well as in segments.
+func createAppLink(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID, slug string) *linking.Link {
+	t.Helper()
+	app := linkApp(t, s, c, orgID)
+	l := newLink(c, orgID, app.LinkDomain, slug)
+	l.AppID = &app.ID
+	return createLink(t, s, l)
+}
+
+// segmentClicks returns orgID's clicks in segments by id.
+func segmentClicks(t *testing.T, s *store.Store, orgID uuid.UUID) map[uuid.UUID]analytics.Click {
+	t.Helper()
+	clicks, err := s.StoredClicks(t.Context(), orgID)
+	require.NoError(t, err)
+	out := map[uuid.UUID]analytics.Click{}
+	for _, c := range clicks {
+		out[c.ID] = c
+	}
+	return out
+}
+
 func setPlan(t *testing.T, s *store.Store, o *org.Organization, p org.Plan) {
 	t.Helper()
 	_, err := s.DB().NewUpdate().Table("organizations").Set("plan = ?", string(p)).Where("id = ?", o.ID).Exec(t.Context())
@@ -76,7 +99,7 @@ func TestPurgeAppliesEachPlansRetention(t *testing.T) {
 		ages := map[uuid.UUID]int{}
 		byAge := map[uuid.UUID]map[int]uuid.UUID{}
 		for _, o := range []*org.Organization{free, growth} {
-			l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring-"+o.Slug))
+			l := createAppLink(t, s, c, o.ID, "spring-"+o.Slug)
 			byAge[o.ID] = map[int]uuid.UUID{}
 			var batch []analytics.Click
 			for _, d := range clickAges {
@@ -117,12 +140,28 @@ func TestPurgeAppliesEachPlansRetention(t *testing.T) {
 		res, err := newPurger(s, 2).RunOnce(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, analytics.PurgeResult{
-			ClicksDeleted: 6 + 1, InstallsDeleted: 1, AttemptsDeleted: 1, UnstoredDeleted: 1,
-			IPsCleared: 2 + 7, InstallIPsCleared: 1,
-		}, res)
+			ClicksDeleted: 6 + 1, SegmentsDeleted: 6 + 1, InstallsDeleted: 1, AttemptsDeleted: 1, UnstoredDeleted: 1,
+			IPsCleared: 2 + 7, SegmentIPsCleared: 2 + 7, InstallIPsCleared: 1,
+		}, res, "each click is a segment of its own: they are days apart")
 
 		for _, o := range []*org.Organization{free, growth} {
 			retention := map[uuid.UUID]int{free.ID: 365, growth.ID: 730}[o.ID]
+			inSegments := segmentClicks(t, s, o.ID)
+			for d, id := range byAge[o.ID] {
+				r, kept := inSegments[id]
+				if d > retention {
+					assert.False(t, kept, "%s: a click of %d days is deleted from the segments", o.Slug, d)
+					continue
+				}
+				require.True(t, kept, "%s: a click of %d days is kept in a segment", o.Slug, d)
+				assert.Equal(t, "GB", r.Country, "the country stays")
+				assert.Equal(t, analytics.NetworkCGNAT, r.IPClass, "the class stays")
+				if d > 7 {
+					assert.Empty(t, r.IP+r.IPKey, "%s: the IP of a click of %d days is cleared in its segment", o.Slug, d)
+				} else {
+					assert.Equal(t, "100.64.3.4", r.IP, "%s: a click of %d days keeps its IP in its segment", o.Slug, d)
+				}
+			}
 			rows := purgedClicks(t, s, o.ID)
 			for d, id := range byAge[o.ID] {
 				r, kept := rows[id]
@@ -186,7 +225,7 @@ func TestPurgeKeepsTheNetworkClass(t *testing.T) {
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		o := createOrg(t, s, c, "acme")
-		l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring"))
+		l := createAppLink(t, s, c, o.ID, "spring")
 		ips := map[string]string{"8.8.8.8": "ipv4", "100.100.1.1": "cgnat", "10.1.2.3": "private",
 			"2001:4860:4860::8888": "ipv6", "not an ip": ""}
 		want := map[uuid.UUID]string{}
@@ -211,6 +250,12 @@ func TestPurgeKeepsTheNetworkClass(t *testing.T) {
 			assert.Equal(t, want[id], r.IPClass, "click %s", id)
 			assert.Empty(t, r.IP+r.IPKey)
 		}
+		inSegments := segmentClicks(t, s, o.ID)
+		require.Len(t, inSegments, len(ips))
+		for id, r := range inSegments {
+			assert.Equal(t, want[id], r.IPClass, "click %s in its segment", id)
+			assert.Empty(t, r.IP+r.IPKey)
+		}
 	})
 }
 
@@ -225,7 +270,7 @@ func TestConcurrentPurges(t *testing.T) {
 		for _, slug := range []string{"a", "b"} {
 			o := createOrg(t, s, c, slug)
 			orgs = append(orgs, o)
-			l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring-"+slug))
+			l := createAppLink(t, s, c, o.ID, "spring-"+slug)
 			var batch []analytics.Click
 			for i := range old + recent {
 				at := daysAgo(400).Add(time.Duration(i) * time.Minute)
@@ -253,7 +298,16 @@ func TestConcurrentPurges(t *testing.T) {
 		require.NoError(t, errs[1])
 		assert.Equal(t, int64(2*old), results[0].ClicksDeleted+results[1].ClicksDeleted)
 		assert.Equal(t, int64(2*recent), results[0].IPsCleared+results[1].IPsCleared)
+		// A minute apart, 60 clicks to a segment: 5 of the old ones, 4
+		// of the recent ones per organization.
+		assert.Equal(t, int64(2*5), results[0].SegmentsDeleted+results[1].SegmentsDeleted)
+		assert.Equal(t, int64(2*4), results[0].SegmentIPsCleared+results[1].SegmentIPsCleared)
 		for _, o := range orgs {
+			inSegments := segmentClicks(t, s, o.ID)
+			assert.Len(t, inSegments, recent)
+			for _, r := range inSegments {
+				assert.Empty(t, r.IP)
+			}
 			rows := purgedClicks(t, s, o.ID)
 			assert.Len(t, rows, recent)
 			for _, r := range rows {
@@ -336,7 +390,7 @@ func TestClickIPClassMigrationOnAPopulatedDatabase(t *testing.T) {
 			require.NoError(t, err)
 		}
 
-		require.NoError(t, s.Migrate(ctx))
+		migrateTo(t, s, "20261125000004_click_ip_class")
 		rows := purgedClicks(t, s, o.ID)
 		require.Len(t, rows, len(ips))
 		for id, r := range rows {
@@ -347,7 +401,7 @@ func TestClickIPClassMigrationOnAPopulatedDatabase(t *testing.T) {
 		require.NoError(t, s.Rollback(ctx))
 		assert.False(t, columnExists(t, s, "clicks", "ip_class"), "ip_class after the rollback")
 		assert.Len(t, purgedClicksBefore(t, s, o.ID), len(ips), "the clicks stay")
-		require.NoError(t, s.Migrate(ctx))
+		migrateTo(t, s, "20261125000004_click_ip_class")
 		assert.True(t, columnExists(t, s, "clicks", "ip_class"))
 		assert.Len(t, purgedClicks(t, s, o.ID), len(ips))
 	})

@@ -1,6 +1,7 @@
-// Command clickcount prints, as one JSON object, how many rows the clicks
-// table of a Hoplink database holds and the sum of its click_counts (the
-// clicks counted toward allowances, stored or not). The redirect load test
+// Command clickcount prints, as one JSON object, how many clicks a Hoplink
+// database stores (those of its click segments), how many of them are also
+// rows of the clicks table (the ones attribution reads), and the sum of its
+// click_counts (the clicks counted toward allowances, stored or not). The redirect load test
 // (bench/redirect-load.sh) uses it after stopping the server, because the
 // sqlite3 shell may not be installed.
 //
@@ -32,9 +33,13 @@ func main() {
 
 	var out struct {
 		Clicks  int64 `json:"clicks"`
+		Rows    int64 `json:"rows"`
 		Counted int64 `json:"counted"`
 	}
-	if err := s.DB().NewRaw("SELECT count(*) FROM clicks").Scan(ctx, &out.Clicks); err != nil {
+	if err := s.DB().NewRaw("SELECT coalesce(sum(clicks), 0) FROM click_segments").Scan(ctx, &out.Clicks); err != nil {
+		log.Fatal(err)
+	}
+	if err := s.DB().NewRaw("SELECT count(*) FROM clicks").Scan(ctx, &out.Rows); err != nil {
 		log.Fatal(err)
 	}
 	if err := s.DB().NewRaw("SELECT coalesce(sum(count), 0) FROM click_counts").Scan(ctx, &out.Counted); err != nil {

@@ -30,6 +30,8 @@ func (e *cliEnv) purgeCommand() *cli.Command {
 					res.ClicksDeleted, res.InstallsDeleted, res.AttemptsDeleted, res.IPsCleared)
 				fmt.Fprintf(w, "install IPs cleared: %d\n", res.InstallIPsCleared)
 				fmt.Fprintf(w, "unstored click counts deleted (quarter hours): %d\n", res.UnstoredDeleted)
+				fmt.Fprintf(w, "click segments deleted: %d\nclick segments cleared of IPs: %d\ndeleted links compacted: %d\n",
+					res.SegmentsDeleted, res.SegmentIPsCleared, res.LinksCompacted)
 			}, nil
 		}),
 	}

@@ -19,11 +19,15 @@ func TestPurge(t *testing.T) {
 	seedClicks(t, db, uuid.MustParse(id), now.Add(-400*24*time.Hour), now.Add(-10*24*time.Hour), now.Add(-time.Hour))
 
 	doc := ok(t, "", "purge", "--db", db, "--json")
-	assert.Equal(t, map[string]any{"clicks_deleted": 1.0, "installs_deleted": 0.0, "attempts_deleted": 0.0,
-		"unstored_deleted": 0.0, "ips_cleared": 1.0, "install_ips_cleared": 0.0}, doc)
+	// The link has no app: its clicks are in segments only, one each
+	// (they are hours apart), and no row of clicks.
+	assert.Equal(t, map[string]any{"clicks_deleted": 0.0, "segments_deleted": 1.0, "installs_deleted": 0.0,
+		"attempts_deleted": 0.0, "unstored_deleted": 0.0, "ips_cleared": 0.0, "install_ips_cleared": 0.0,
+		"segment_ips_cleared": 1.0, "links_compacted": 0.0}, doc)
 
 	run := hoplink(t, "", "purge", "--db", db)
 	require.NoError(t, run.err, run.stderr)
 	assert.Contains(t, run.stdout, "clicks deleted:    0\n")
 	assert.Contains(t, run.stdout, "IPs cleared:       0\n")
+	assert.Contains(t, run.stdout, "click segments deleted: 0\n")
 }

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/analytics"
+)
+
+// Raw clicks live in click_segments (migration 20261126000002): per
+// organization and batch, one row holding the batch's stored clicks in
+// (occurred_at, id) order, encoded with analytics.EncodeSegment. A segment
+// holds at most analytics.MaxSegmentClicks clicks and spans at most
+// maxSegmentSpan, so that the segments holding the clicks from an instant
+// on are those that start at most one span before it (click_scan.go). The
+// clicks that attribution reads are also rows of clicks (isCandidate).
+
+// maxSegmentSpan is the longest time between the first and the last click
+// of one segment.
+const maxSegmentSpan = time.Hour
+
+// segmentRow is a row of click_segments. HasIPs says whether any of its
+// clicks still carries an IP address; the purge encodes the segment again
+// without them after analytics.IPRetention.
+type segmentRow struct {
+	bun.BaseModel `bun:"table:click_segments,alias:cs"`
+
+	ID        uuid.UUID `bun:"id,pk"`
+	OrgID     uuid.UUID `bun:"org_id"`
+	FirstAt   time.Time `bun:"first_at"`
+	LastAt    time.Time `bun:"last_at"`
+	Clicks    int       `bun:"clicks"`
+	HasIPs    bool      `bun:"has_ips"`
+	Data      []byte    `bun:"data"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+// isCandidate reports whether attribution reads c, so that it is also kept
+// as a row of clicks: a click of a link with an app on iOS or Android (the
+// only platforms an install can come from), or an SDK resolve or any click
+// with a tap id, whose unique index must refuse a repeated tap. A desktop
+// click of an app's link is no longer a row: the matcher's busy-key count
+// and the devices it counts behind an address are of phones only (see
+// docs/decisions.md, Click store).
+func isCandidate(c *analytics.Click) bool {
+	return c.AppID != nil && (c.Platform == "ios" || c.Platform == "android") ||
+		c.Source == analytics.SourceAppOpen || c.TapID != nil
+}
+
+// segmentClick prepares a normalized click for a segment: its time cut to
+// milliseconds (the segment's resolution), and an IP that is not an
+// address left out (its key and class were derived from it already).
+func segmentClick(c analytics.Click) analytics.Click {
+	c.OccurredAt = c.OccurredAt.Truncate(time.Millisecond)
+	if c.IP != "" {
+		if a, err := netip.ParseAddr(c.IP); err != nil || a.Zone() != "" {
+			c.IP = ""
+		}
+	}
+	return c
+}
+
+// compareClicks orders clicks by (occurred_at, id), the order of a
+// segment and of exports.
+func compareClicks(a, b *analytics.Click) int {
+	if c := a.OccurredAt.Compare(b.OccurredAt); c != 0 {
+		return c
+	}
+	return slices.Compare(a.ID[:], b.ID[:])
+}
+
+// sortClicks sorts clicks by (occurred_at, id).
+func sortClicks(clicks []analytics.Click) {
+	if !slices.IsSortedFunc(clicks, func(a, b analytics.Click) int { return compareClicks(&a, &b) }) {
+		slices.SortFunc(clicks, func(a, b analytics.Click) int { return compareClicks(&a, &b) })
+	}
+}
+
+// buildSegments encodes one organization's clicks, sorted by (occurred_at,
+// id), into segment rows created at now: a new segment starts after
+// analytics.MaxSegmentClicks clicks or when a click is maxSegmentSpan or
+// more after the segment's first.
+func buildSegments(orgID uuid.UUID, clicks []analytics.Click, now time.Time) ([]segmentRow, error) {
+	var rows []segmentRow
+	for start := 0; start < len(clicks); {
+		end := start + 1
+		for end < len(clicks) && end-start < analytics.MaxSegmentClicks &&
+			clicks[end].OccurredAt.Sub(clicks[start].OccurredAt) < maxSegmentSpan {
+			end++
+		}
+		row, err := newSegment(orgID, clicks[start:end], now)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+		start = end
+	}
+	return rows, nil
+}
+
+// newSegment encodes clicks, sorted and of one organization, as one
+// segment row.
+func newSegment(orgID uuid.UUID, clicks []analytics.Click, now time.Time) (segmentRow, error) {
+	data, err := analytics.EncodeSegment(make([]byte, 0, 64+len(clicks)*48), clicks)
+	if err != nil {
+		return segmentRow{}, err
+	}
+	row := segmentRow{
+		ID: uuid.Must(uuid.NewV7()), OrgID: orgID, FirstAt: clicks[0].OccurredAt.UTC(),
+		LastAt: clicks[len(clicks)-1].OccurredAt.UTC(), Clicks: len(clicks), Data: data, CreatedAt: now.UTC(),
+	}
+	for i := range clicks {
+		if clicks[i].IP != "" {
+			row.HasIPs = true
+			break
+		}
+	}
+	return row, nil
+}
+
+// insertSegments writes rows in tx.
+func (s *Store) insertSegments(ctx context.Context, tx bun.Tx, rows []segmentRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if s.Dialect() == "sqlite" {
+		// Bound natively rather than written into the statement's text as
+		// a hexadecimal literal, which the driver would parse again.
+		for i := range rows {
+			r := &rows[i]
+			if _, err := tx.Tx.ExecContext(ctx, `INSERT INTO "click_segments" ("id","org_id","first_at","last_at","clicks","has_ips","data","created_at") VALUES (?,?,?,?,?,?,?,?)`,
+				r.ID.String(), r.OrgID.String(), r.FirstAt.UTC().Format(sqliteTimeFormat), r.LastAt.UTC().Format(sqliteTimeFormat),
+				r.Clicks, r.HasIPs, r.Data, r.CreatedAt.UTC().Format(sqliteTimeFormat)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_, err := tx.NewInsert().Model(&rows).Exec(ctx)
+	return err
+}
+
+// decodeSegment returns the clicks of r in (occurred_at, id) order.
+func decodeSegment(r *segmentRow) ([]analytics.Click, error) {
+	clicks, err := analytics.DecodeSegment(r.OrgID, r.Data)
+	if err != nil {
+		return nil, err
+	}
+	sortClicks(clicks)
+	return clicks, nil
+}
+
+// cmpPosition compares c's place in the export order with p.
+func cmpPosition(c *analytics.Click, p *analytics.ExportPosition) int {
+	return cmp.Or(c.OccurredAt.Compare(p.Time), slices.Compare(c.ID[:], p.ID[:]))
+}
