@@ -100,19 +100,28 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 }
 
 // NewClickRecorder returns the click recorder with the organizations' click
-// allowances, and runs it while the application runs. It stops after the
-// HTTP server (fx stops in reverse order), so the clicks of the last
-// requests are written before the process exits.
-func NewClickRecorder(lc fx.Lifecycle, s *store.Store, locator geo.Locator, log *slog.Logger) *analytics.Recorder {
+// allowances and the durable click spool of cfg.SpoolDir (locked by this
+// process: a spool another process uses fails the start), and runs it
+// while the application runs. It stops after the HTTP server (fx stops in
+// reverse order), so the clicks of the last requests are written before
+// the process exits, or stay in the spool for the next start.
+func NewClickRecorder(lc fx.Lifecycle, cfg Config, s *store.Store, locator geo.Locator, log *slog.Logger) (*analytics.Recorder, error) {
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
-	rec := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log})
+	rec, err := analytics.OpenRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log,
+		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes})
+	if err != nil {
+		return nil, fmt.Errorf("--spool-dir %s: %w", cfg.SpoolDir, err)
+	}
+	if cfg.SpoolDir != "" {
+		log.Info("clicks are kept in a durable spool until written", "spool_dir", cfg.SpoolDir)
+	}
 	runInBackground(lc, "click recorder", func(ctx context.Context) error {
 		go reportOverflow(ctx, rec, log, 10*time.Second)
 		err := rec.Run(ctx)
 		allowance.Wait()
 		return err
 	})
-	return rec
+	return rec, nil
 }
 
 // NewLocator returns what locates clicks: the MaxMind-format database of
