@@ -179,6 +179,11 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 		return false, errors.New("analytics: the click spool is closed")
 	}
 	s.buf = appendRecord(s.buf[:0], c)
+	if len(s.buf) > recordHeader+maxRecord {
+		// Normalized, every text field is bounded and the record fits.
+		c.Normalize()
+		s.buf = appendRecord(s.buf[:0], c)
+	}
 	n := int64(len(s.buf))
 	if !force && s.size.Load()+n > s.maxBytes {
 		return false, nil

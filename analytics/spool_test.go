@@ -420,3 +420,20 @@ func BenchmarkRecordSpooled(b *testing.B) {
 	st := r.Stats()
 	b.ReportMetric(float64(st.Overflowed)/float64(st.Accepted), "overflow/op")
 }
+
+// A click too long for a record is normalized (its fields cut to their
+// limits) before it is spooled, not refused.
+func TestSpoolCutsAnOversizedClick(t *testing.T) {
+	s, dir := newFakeBatchStore(), t.TempDir()
+	r := openSpooled(t, s, dir, analytics.RecorderOptions{})
+	c := click(uuid.New())
+	c.Referer = "https://news.example/?q=" + strings.Repeat("x", 100_000)
+	c.UserAgent = strings.Repeat("y", 100_000)
+	require.True(t, r.Record(c))
+	start(r)()
+	got := s.clicks()
+	require.Len(t, got, 1)
+	assert.Len(t, got[0].Referer, analytics.MaxReferer)
+	assert.Len(t, got[0].UserAgent, analytics.MaxUserAgent)
+	assert.Equal(t, uint64(1), r.Stats().Written)
+}

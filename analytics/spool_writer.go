@@ -10,12 +10,12 @@ import (
 
 // recordSpooled appends c to the spool, or adds it to the overflow sums
 // when the spool is full or cannot be written. c gets its id here, so that
-// a replay of its chunk writes the same click.
+// a replay of its chunk writes the same click. It is normalized by the
+// writer, off the request's path, unless it is too long for a record.
 func (r *Recorder) recordSpooled(c *Click) {
 	if c.ID == uuid.Nil {
 		c.ID = uuid.Must(uuid.NewV7())
 	}
-	c.Normalize()
 	ok, err := r.spool.append(c, false)
 	if ok {
 		r.accepted.Add(1)
