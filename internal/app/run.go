@@ -77,9 +77,9 @@ func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 }
 
 // reportOverflow logs, at most once per interval, how many clicks found
-// the recorder's buffer full since the last report (counted, but stored
-// without a row), so that a redirect load beyond what the database can
-// write is never silent.
+// the recorder's buffer or spool full since the last report (counted, but
+// stored without a row), so that a redirect load or an outage beyond what
+// the recorder can hold is never silent.
 func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logger, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -91,7 +91,7 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 		case <-t.C:
 			st := rec.Stats()
 			if st.Overflowed > reported {
-				log.Warn("click buffer full: clicks were counted but not stored", "overflowed", st.Overflowed-reported,
+				log.Warn("click buffer or spool full: clicks were counted but not stored", "overflowed", st.Overflowed-reported,
 					"overflowed_total", st.Overflowed, "written_total", st.Written)
 				reported = st.Overflowed
 			}
