@@ -184,19 +184,20 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 // file; "" for an in-memory database (its clicks die with it, so they are
 // kept in memory too); and, with PostgreSQL, name.spool in a hoplink
 // directory of the user's cache directory (os.UserCacheDir), so that the
-// binaries of one machine each have their own. Two processes cannot share
+// binaries of one machine each have their own, or in the working
+// directory when there is no cache directory. Two processes cannot share
 // a spool: the second fails to start.
 func SpoolPath(db, flag, name string) (string, error) {
 	switch {
 	case flag != "":
 		return flag, nil
 	case IsPostgresDSN(db):
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("--spool-dir (HOPLINK_SPOOL_DIR) is needed: no user cache directory: %w", err)
-		}
 		if name == "" {
 			name = "hoplink"
+		}
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return name + ".spool", nil
 		}
 		return filepath.Join(cache, "hoplink", name+".spool"), nil
 	case db == ":memory:":

@@ -43,6 +43,16 @@ func TestSpoolPath(t *testing.T) {
 	}
 }
 
+// Without a cache directory, the PostgreSQL default is the working
+// directory: an admin command on PostgreSQL never fails for want of one.
+func TestSpoolPathWithoutACacheDirectory(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	got, err := app.SpoolPath("postgres://hoplink@db.internal/hoplink", "", "hoplink-api")
+	require.NoError(t, err)
+	assert.Equal(t, "hoplink-api.spool", got)
+}
+
 func TestSpoolFlags(t *testing.T) {
 	clearOperatorEnv(t)
 	dir := t.TempDir()
