@@ -4,9 +4,9 @@
 //
 // # Recording
 //
-// Record puts a click in a bounded in-memory buffer (RecorderOptions.
-// BufferSize, default 20,000) and returns at once; it never waits on the
-// database (DESIGN.md, hot paths). When the buffer is full the click is
+// Without a spool (below), Record puts a click in a bounded in-memory
+// buffer (RecorderOptions.BufferSize, default 20,000) and returns at once;
+// it never waits on the database (DESIGN.md, hot paths). When the buffer is full the click is
 // still counted but gets no row: it is added to a sum per organization and
 // minute that the next flush adds to the monthly counter as one CountOnly
 // click carrying the sum as its Weight (Stats.Overflowed). So a load beyond
@@ -19,12 +19,54 @@
 // organization's monthly counter bumped by the clicks counted. A batch that
 // fails is tried again RetryBackoff later (doubling), Retries times (default
 // 3), then its clicks are dropped, counted in Stats.Failed and logged by
-// number only: IP addresses and user agents are never logged.
+// number only: IP addresses and user agents are never logged (a recorder
+// with a spool never drops a batch).
 //
 // When Run's context is done, Record stops taking clicks (it returns false)
 // and Run writes every click it took before returning, within
 // ShutdownTimeout, the overflow sums included. Once Run has returned,
 // Stats.Accepted equals Written + Duplicates + CountedOnly + Failed.
+//
+// # The click spool
+//
+// A recorder opened with RecorderOptions.SpoolDir (OpenRecorder; the
+// binaries always use one) keeps the clicks it accepts in a spool on disk
+// instead of the memory buffer, so that a crash of the process loses none
+// (issue 16). The spool (spool.go) is a directory of chunk files named by
+// a growing sequence number. Record gives the click its id and appends it
+// to the active chunk as one record (length, CRC-32C, the click in a
+// compact binary form: spool_codec.go) with one write under a mutex, and
+// no fsync: what a process wrote survives its death, and only a machine
+// crash can lose the writes the kernel had not yet put on disk. A torn
+// last record is recognised by its length or checksum and dropped.
+//
+// The active chunk is rotated, made immutable, when it holds BatchSize
+// clicks, reaches 4 MiB, or every FlushInterval; the writer
+// (spool_writer.go) then inserts it as one Batch whose identity is the
+// spool's id (random, made once, kept in the directory) and the chunk's
+// number, and deletes the file once the transaction has committed. The
+// store records the highest number committed per spool in the same
+// transaction as the clicks and the monthly counts
+// (BatchStore.InsertClickBatch), so a chunk replayed after a crash between
+// commit and delete writes and counts nothing (ErrBatchCommitted); at
+// start the writer reads the mark (BatchStore.SpoolMark) and deletes such
+// chunks unread. Chunks an earlier process left are written first, in
+// order (Stats.Replayed). The active chunk always exists on disk with the
+// highest number ever used, so numbers never go back.
+//
+// A chunk that fails is tried again until it is written, after a wait that
+// doubles from RetryBackoff up to MaxRetryBackoff; the log says so when an
+// outage begins and when it ends, not per attempt, and nothing is counted
+// in Failed. While the database is away the spool grows on disk up to
+// SpoolMaxBytes (Stats.SpoolBytes); past it clicks are counted only, in
+// the overflow sums, with one warning when it fills and one line when it
+// has room again (Stats.SpoolFull). The overflow sums are appended to the
+// spool every FlushInterval, past its bound. On shutdown Record stops
+// taking clicks, the active chunk is rotated and the writer writes what it
+// can within ShutdownTimeout; the rest stays in the spool for the next
+// start, neither lost nor Failed. A spool directory is locked (flock) by
+// the process that uses it: OpenRecorder fails with ErrSpoolLocked for a
+// second one.
 //
 // One tap records one click: a click whose tap id (the SDK's
 // X-Service-Tap-Id) its organization already has is skipped by the store's

@@ -76,7 +76,24 @@ type RecorderOptions struct {
 	Logger *slog.Logger
 	// Clock is SystemClock when nil.
 	Clock Clock
+
+	// SpoolDir, when set, keeps accepted clicks in a durable spool in this
+	// directory instead of the memory buffer (see the package doc, The
+	// click spool); OpenRecorder opens it and the store must be a
+	// BatchStore. Empty keeps clicks in memory (BufferSize).
+	SpoolDir string
+	// SpoolMaxBytes bounds the spool's chunk files; clicks that arrive
+	// while it is full are counted but not stored, as over a full buffer.
+	// Default 1 GiB.
+	SpoolMaxBytes int64
+	// MaxRetryBackoff caps the wait between two attempts at writing a
+	// chunk of the spool, which is tried again until it is written.
+	// Default 5s.
+	MaxRetryBackoff time.Duration
 }
+
+// DefaultSpoolMaxBytes is RecorderOptions.SpoolMaxBytes when zero.
+const DefaultSpoolMaxBytes = 1 << 30
 
 // Stats are a recorder's counters since it was made. Once Run has returned,
 // Accepted = Written + Duplicates + CountedOnly + Failed.
@@ -103,8 +120,17 @@ type Stats struct {
 	Failed uint64
 	// FailedFlushes is the inserts that returned an error, retried or not.
 	FailedFlushes uint64
-	// Buffered is the clicks waiting in the buffer now.
+	// Buffered is the clicks waiting in the memory buffer now (0 with a
+	// spool).
 	Buffered int
+	// Replayed is the clicks read back from chunks an earlier process left
+	// in the spool; they are counted in Written, Duplicates or CountedOnly
+	// once written.
+	Replayed uint64
+	// SpoolBytes is the size of the spool's chunk files now, and
+	// SpoolFull whether the last click that tried found it full.
+	SpoolBytes int64
+	SpoolFull  bool
 }
 
 // Recorder buffers clicks in memory and writes them in batches, so that a
@@ -135,6 +161,16 @@ type Recorder struct {
 	overflow   map[overflowKey]*Click
 
 	accepted, dropped, overflowed, written, duplicates, countedOnly, failed, failedFlushes atomic.Uint64
+
+	// spool, when set, holds the accepted clicks instead of ch, and
+	// batches writes them (spool_writer.go).
+	spool     *spool
+	batches   BatchStore
+	spoolFull atomic.Bool
+	replayed  atomic.Uint64
+	// failing is whether the last attempt at writing a chunk failed, so
+	// that an outage is logged when it begins and when it ends.
+	failing bool
 }
 
 // overflowKey groups overflowing clicks by organization and minute. The
@@ -146,8 +182,42 @@ type overflowKey struct {
 	minute int64
 }
 
-// NewRecorder returns a recorder that writes to store. Start it with Run.
+// NewRecorder returns a recorder that keeps clicks in memory and writes
+// them to store. Start it with Run. It panics when opts.SpoolDir is set:
+// a spool is opened with OpenRecorder, which can fail.
 func NewRecorder(store Store, opts RecorderOptions) *Recorder {
+	if opts.SpoolDir != "" {
+		panic("analytics: NewRecorder with a SpoolDir; use OpenRecorder")
+	}
+	r := newRecorder(store, opts)
+	r.ch = make(chan Click, r.opts.BufferSize)
+	return r
+}
+
+// OpenRecorder returns a recorder that writes to store, keeping accepted
+// clicks in the spool directory opts.SpoolDir (created when missing) or,
+// when it is empty, in memory as NewRecorder does. With a spool, store
+// must implement BatchStore. It fails with an error wrapping
+// ErrSpoolLocked when another process uses the directory. Start the
+// recorder with Run, which closes the spool when it returns.
+func OpenRecorder(store Store, opts RecorderOptions) (*Recorder, error) {
+	if opts.SpoolDir == "" {
+		return NewRecorder(store, opts), nil
+	}
+	batches, ok := store.(BatchStore)
+	if !ok {
+		return nil, errors.New("analytics: a click spool needs a store that implements BatchStore")
+	}
+	r := newRecorder(store, opts)
+	sp, err := openSpool(opts.SpoolDir, r.opts.SpoolMaxBytes, r.opts.BatchSize)
+	if err != nil {
+		return nil, err
+	}
+	r.spool, r.batches = sp, batches
+	return r, nil
+}
+
+func newRecorder(store Store, opts RecorderOptions) *Recorder {
 	if opts.BufferSize <= 0 {
 		opts.BufferSize = 20_000
 	}
@@ -180,12 +250,17 @@ func NewRecorder(store Store, opts RecorderOptions) *Recorder {
 	if opts.Locator == nil {
 		opts.Locator = geo.Builtin()
 	}
+	if opts.SpoolMaxBytes <= 0 {
+		opts.SpoolMaxBytes = DefaultSpoolMaxBytes
+	}
+	if opts.MaxRetryBackoff <= 0 {
+		opts.MaxRetryBackoff = 5 * time.Second
+	}
 	return &Recorder{
 		store: store,
 		opts:  opts,
 		log:   opts.Logger.With("component", "analytics.recorder"),
 		clock: opts.Clock,
-		ch:    make(chan Click, opts.BufferSize),
 		full:  make(chan struct{}, 1),
 	}
 }
@@ -206,6 +281,10 @@ func (r *Recorder) Record(c Click) bool {
 	}
 	if r.opts.Allowance != nil && !r.opts.Allowance.Store(c.OrgID) {
 		c.CountOnly = true
+	}
+	if r.spool != nil {
+		r.recordSpooled(&c)
+		return true
 	}
 	select {
 	case r.ch <- c:
@@ -266,14 +345,22 @@ func (r *Recorder) Stats() Stats {
 		Failed:        r.failed.Load(),
 		FailedFlushes: r.failedFlushes.Load(),
 		Buffered:      len(r.ch),
+		Replayed:      r.replayed.Load(),
+		SpoolBytes:    r.spoolBytes(),
+		SpoolFull:     r.spoolFull.Load(),
 	}
 }
 
 // Run writes buffered clicks until ctx is done: a batch as soon as
 // BatchSize clicks wait, and whatever waits every FlushInterval. When ctx
 // is done, Record stops taking clicks and Run writes every click it took,
-// within ShutdownTimeout, then returns nil. Run must be called once.
+// within ShutdownTimeout, then returns nil. With a spool, what is not
+// written by then stays in the spool for the next start (see the package
+// doc). Run must be called once.
 func (r *Recorder) Run(ctx context.Context) error {
+	if r.spool != nil {
+		return r.runSpool(ctx)
+	}
 	tick, stop := r.clock.NewTicker(r.opts.FlushInterval)
 	defer stop()
 	write := context.WithoutCancel(ctx)
@@ -344,19 +431,7 @@ func (r *Recorder) shutdown(ctx context.Context, batch []Click) {
 // flush writes batch, trying again after a growing wait when it fails, and
 // drops it after Retries retries or once ctx is done.
 func (r *Recorder) flush(ctx context.Context, batch []Click, timeout time.Duration) {
-	var countOnly, clicks uint64
-	for i := range batch {
-		if batch[i].ID == uuid.Nil {
-			batch[i].ID = uuid.Must(uuid.NewV7())
-		}
-		locate(&batch[i], r.opts.Locator)
-		batch[i].Normalize()
-		n := uint64(batch[i].Clicks())
-		clicks += n
-		if batch[i].CountOnly {
-			countOnly += n
-		}
-	}
+	clicks, countOnly := r.prepare(batch)
 	backoff := r.opts.RetryBackoff
 	for attempt := 0; ; attempt++ {
 		err := ctx.Err()
@@ -385,6 +460,25 @@ func (r *Recorder) flush(ctx context.Context, batch []Click, timeout time.Durati
 		}
 		backoff *= 2
 	}
+}
+
+// prepare gives the clicks of batch an id, a location and their normal
+// form, and returns how many clicks they count for, and how many of those
+// are only counted.
+func (r *Recorder) prepare(batch []Click) (clicks, countOnly uint64) {
+	for i := range batch {
+		if batch[i].ID == uuid.Nil {
+			batch[i].ID = uuid.Must(uuid.NewV7())
+		}
+		locate(&batch[i], r.opts.Locator)
+		batch[i].Normalize()
+		n := uint64(batch[i].Clicks())
+		clicks += n
+		if batch[i].CountOnly {
+			countOnly += n
+		}
+	}
+	return clicks, countOnly
 }
 
 // locate fills c's location from its IP with l, unless c has a country

@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +28,37 @@ type Store interface {
 	// month that starts at periodStart (org.PeriodStart), 0 when it has
 	// none.
 	ClickCount(ctx context.Context, orgID uuid.UUID, periodStart time.Time) (int64, error)
+}
+
+// Batch is a batch of clicks with its identity in a click spool: the
+// Recorder with a SpoolDir writes each chunk of its spool as one Batch.
+type Batch struct {
+	// Spool is the id of the spool the batch comes from; empty means the
+	// batch has no identity and is written as InsertClicks writes.
+	Spool string
+	// Seq is the batch's sequence number in its spool, above 0. A spool's
+	// batches are committed in increasing order.
+	Seq    int64
+	Clicks []Click
+}
+
+// ErrBatchCommitted is returned by BatchStore.InsertClickBatch for a batch
+// whose spool has committed it, or a later one, already.
+var ErrBatchCommitted = errors.New("analytics: the click batch was committed already")
+
+// BatchStore is the click storage of a Recorder with a spool: it writes a
+// batch exactly once. Package store implements it.
+type BatchStore interface {
+	Store
+	// InsertClickBatch writes b.Clicks as InsertClicks does and, in the same
+	// transaction, records b.Seq as b.Spool's mark, the highest sequence
+	// number committed. When the mark is b.Seq or more already, it writes
+	// nothing, counts nothing and returns an error wrapping
+	// ErrBatchCommitted: a batch replayed after a crash is stored once. An
+	// empty b.Spool records no mark.
+	InsertClickBatch(ctx context.Context, b Batch) (inserted int, err error)
+	// SpoolMark returns the mark of the spool id, 0 when it has none.
+	SpoolMark(ctx context.Context, spool string) (int64, error)
 }
 
 // Usage is an organization's click allowance for its current billing month.

@@ -156,6 +156,9 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 	}
 	inserted := 0
 	err := runInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := markSpoolBatch(ctx, tx); err != nil {
+			return err
+		}
 		var orgs []struct {
 			ID                 uuid.UUID `bun:"id"`
 			BillingPeriodStart time.Time `bun:"billing_period_start"`

@@ -7,11 +7,14 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/linking"
@@ -45,6 +48,12 @@ type Config struct {
 	GeoIPDB string
 	// SecretFile holds the server secret; empty means hoplink.secret beside a SQLite database.
 	SecretFile string
+	// SpoolDir is the directory of the durable click spool (SpoolPath
+	// resolves its default); empty keeps clicks in memory, as for an
+	// in-memory database.
+	SpoolDir string
+	// SpoolMaxBytes bounds the click spool on disk.
+	SpoolMaxBytes int64
 	// LogLevel and LogFormat ("text" or "json") configure slog.
 	LogLevel  slog.Level
 	LogFormat string
@@ -110,6 +119,11 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "deadline of each database call on a request's path (link, app and key lookups, /readyz); past it the request answers 503; 0 sets none"},
 		&cli.DurationFlag{Name: "stale-if-error", Value: linking.DefaultStaleIfError, EnvVars: []string{"HOPLINK_STALE_IF_ERROR"},
 			Usage: "how long past its cache lifetime a known link keeps redirecting while the database cannot be reached; 0 disables"},
+		&cli.StringFlag{Name: "spool-dir", EnvVars: []string{"HOPLINK_SPOOL_DIR"},
+			Usage: "directory of the durable click spool, one per process; default hoplink.spool beside a SQLite database, " +
+				"<user cache dir>/hoplink/<binary>.spool with PostgreSQL, none (clicks in memory) with :memory:"},
+		&cli.Int64Flag{Name: "spool-max-bytes", Value: analytics.DefaultSpoolMaxBytes, EnvVars: []string{"HOPLINK_SPOOL_MAX_BYTES"},
+			Usage: "bound of the click spool on disk; past it clicks are counted but not stored"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
 	}
@@ -127,6 +141,7 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		CNAMETarget:       c.String("cname-target"),
 		SecretFile:        c.String("secret-file"),
 		GeoIPDB:           c.String("geoip-db"),
+		SpoolMaxBytes:     c.Int64("spool-max-bytes"),
 		LogFormat:         c.String("log-format"),
 	}
 	var errs []error
@@ -181,8 +196,44 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	if cfg.StaleIfError < 0 {
 		errs = append(errs, errors.New("--stale-if-error must not be negative"))
 	}
+	if cfg.SpoolMaxBytes <= 0 {
+		errs = append(errs, errors.New("--spool-max-bytes must be above 0"))
+	}
+	if cfg.DB != "" {
+		if cfg.SpoolDir, err = SpoolPath(cfg.DB, c.String("spool-dir"), c.App.Name); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if cfg.IsPostgres() && cfg.SecretFile == "" {
 		errs = append(errs, errors.New("--secret-file (HOPLINK_SECRET_FILE) is required with PostgreSQL: every replica must share one server secret"))
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// SpoolPath returns the click spool directory of the binary name on the
+// database db: flag when set; else hoplink.spool beside a SQLite database
+// file; "" for an in-memory database (its clicks die with it, so they are
+// kept in memory too); and, with PostgreSQL, name.spool in a hoplink
+// directory of the user's cache directory (os.UserCacheDir), so that the
+// binaries of one machine each have their own, or in the working
+// directory when there is no cache directory. Two processes cannot share
+// a spool: the second fails to start.
+func SpoolPath(db, flag, name string) (string, error) {
+	switch {
+	case flag != "":
+		return flag, nil
+	case IsPostgresDSN(db):
+		if name == "" {
+			name = "hoplink"
+		}
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return name + ".spool", nil
+		}
+		return filepath.Join(cache, "hoplink", name+".spool"), nil
+	case db == ":memory:":
+		return "", nil
+	default:
+		return filepath.Join(filepath.Dir(db), "hoplink.spool"), nil
+	}
 }

@@ -78,9 +78,9 @@ func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 }
 
 // reportOverflow logs, at most once per interval, how many clicks found
-// the recorder's buffer full since the last report (counted, but stored
-// without a row), so that a redirect load beyond what the database can
-// write is never silent.
+// the recorder's buffer or spool full since the last report (counted, but
+// stored without a row), so that a redirect load or an outage beyond what
+// the recorder can hold is never silent.
 func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logger, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -92,7 +92,7 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 		case <-t.C:
 			st := rec.Stats()
 			if st.Overflowed > reported {
-				log.Warn("click buffer full: clicks were counted but not stored", "overflowed", st.Overflowed-reported,
+				log.Warn("click buffer or spool full: clicks were counted but not stored", "overflowed", st.Overflowed-reported,
 					"overflowed_total", st.Overflowed, "written_total", st.Written)
 				reported = st.Overflowed
 			}
@@ -101,19 +101,28 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 }
 
 // NewClickRecorder returns the click recorder with the organizations' click
-// allowances, and runs it while the application runs. It stops after the
-// HTTP server (fx stops in reverse order), so the clicks of the last
-// requests are written before the process exits.
-func NewClickRecorder(lc fx.Lifecycle, s *store.Store, locator geo.Locator, log *slog.Logger) *analytics.Recorder {
+// allowances and the durable click spool of cfg.SpoolDir (locked by this
+// process: a spool another process uses fails the start), and runs it
+// while the application runs. It stops after the HTTP server (fx stops in
+// reverse order), so the clicks of the last requests are written before
+// the process exits, or stay in the spool for the next start.
+func NewClickRecorder(lc fx.Lifecycle, cfg Config, s *store.Store, locator geo.Locator, log *slog.Logger) (*analytics.Recorder, error) {
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
-	rec := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log})
+	rec, err := analytics.OpenRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log,
+		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes})
+	if err != nil {
+		return nil, fmt.Errorf("--spool-dir %s: %w", cfg.SpoolDir, err)
+	}
+	if cfg.SpoolDir != "" {
+		log.Info("clicks are kept in a durable spool until written", "spool_dir", cfg.SpoolDir)
+	}
 	runInBackground(lc, "click recorder", func(ctx context.Context) error {
 		go reportOverflow(ctx, rec, log, 10*time.Second)
 		err := rec.Run(ctx)
 		allowance.Wait()
 		return err
 	})
-	return rec
+	return rec, nil
 }
 
 // NewLocator returns what locates clicks: the MaxMind-format database of

@@ -1,0 +1,314 @@
+package analytics
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// The files of a spool directory.
+const (
+	// spoolLockFile is locked (flock) by the process that uses the spool.
+	spoolLockFile = "lock"
+	// spoolIDFile holds the spool's id: 32 hex characters, made once.
+	spoolIDFile = "spool-id"
+	// chunkSuffix ends the name of a chunk: its sequence number in 20
+	// digits, so that names sort in sequence order.
+	chunkSuffix = ".chunk"
+)
+
+// maxChunkBytes rotates a chunk that reaches this size before it holds a
+// batch of clicks.
+const maxChunkBytes = 4 << 20
+
+// ErrSpoolLocked is returned by OpenRecorder when another process uses the
+// spool directory.
+var ErrSpoolLocked = errors.New("analytics: the click spool directory is in use by another process")
+
+// spool is a directory of chunk files that holds the clicks a Recorder
+// accepted until they are written (see the package doc, Recording).
+//
+// The active chunk takes appends; rotate makes it immutable, queues it for
+// the writer and opens the next sequence number. The active chunk always
+// exists on disk and has the highest sequence number of any chunk that was
+// ever made, so a process that starts again never reuses a number that
+// the store may have committed, even after every other chunk was deleted.
+type spool struct {
+	dir        string
+	id         string
+	lock       *os.File
+	maxBytes   int64
+	maxRecords int
+	// firstSeq is the active chunk's number at open: lower numbers are
+	// chunks an earlier process left.
+	firstSeq int64
+
+	mu          sync.Mutex
+	active      *os.File
+	seq         int64 // of the active chunk
+	records     int   // in the active chunk
+	activeBytes int64
+	buf         []byte
+	closed      bool
+	// ready are the immutable chunks not yet written, oldest first.
+	ready []int64
+
+	// size is the bytes of every chunk file, the active one included.
+	size atomic.Int64
+	// rotated tells the writer that a chunk is ready.
+	rotated chan struct{}
+}
+
+// openSpool opens (creating) the spool directory dir, locks it, and opens
+// a new active chunk after the chunks it finds, which it queues to be
+// written first.
+func openSpool(dir string, maxBytes int64, maxRecords int) (*spool, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("analytics: creating the click spool: %w", err)
+	}
+	lock, err := lockDir(filepath.Join(dir, spoolLockFile))
+	if err != nil {
+		return nil, err
+	}
+	s := &spool{dir: dir, lock: lock, maxBytes: maxBytes, maxRecords: maxRecords, rotated: make(chan struct{}, 1)}
+	if err := s.open(); err != nil {
+		_ = lock.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *spool) open() error {
+	id, err := spoolID(s.dir)
+	if err != nil {
+		return err
+	}
+	s.id = id
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("analytics: reading the click spool: %w", err)
+	}
+	var last int64
+	for _, e := range entries {
+		seq, ok := chunkSeq(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			return fmt.Errorf("analytics: reading the click spool: %w", err)
+		}
+		s.ready = append(s.ready, seq)
+		s.size.Add(info.Size())
+		last = max(last, seq)
+	}
+	slices.Sort(s.ready)
+	s.firstSeq = last + 1
+	return s.startChunk(last + 1)
+}
+
+// spoolID reads the spool's id, creating it when the directory has none.
+func spoolID(dir string) (string, error) {
+	path := filepath.Join(dir, spoolIDFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		raw := make([]byte, 16)
+		_, _ = rand.Read(raw)
+		id := hex.EncodeToString(raw)
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, []byte(id+"\n"), 0o600); err != nil {
+			return "", fmt.Errorf("analytics: writing the click spool id: %w", err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return "", fmt.Errorf("analytics: writing the click spool id: %w", err)
+		}
+		return id, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("analytics: reading the click spool id: %w", err)
+	}
+	id := string(bytes.TrimSpace(b))
+	if _, err := hex.DecodeString(id); err != nil || len(id) != 32 {
+		return "", fmt.Errorf("analytics: the click spool id in %s is not 32 hex characters", path)
+	}
+	return id, nil
+}
+
+func chunkName(seq int64) string { return fmt.Sprintf("%020d%s", seq, chunkSuffix) }
+
+// chunkSeq returns the sequence number of a chunk's file name.
+func chunkSeq(name string) (int64, bool) {
+	digits, ok := strings.CutSuffix(name, chunkSuffix)
+	if !ok || len(digits) != 20 {
+		return 0, false
+	}
+	seq, err := strconv.ParseInt(digits, 10, 64)
+	return seq, err == nil && seq > 0
+}
+
+// startChunk creates chunk seq and makes it the active one. s.mu is held,
+// or s is not shared yet.
+func (s *spool) startChunk(seq int64) error {
+	f, err := os.OpenFile(filepath.Join(s.dir, chunkName(seq)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("analytics: creating a click spool chunk: %w", err)
+	}
+	s.active, s.seq, s.records, s.activeBytes = f, seq, 0, 0
+	return nil
+}
+
+// append writes c to the active chunk as one record, with one write, and
+// rotates the chunk when it is full. Unless force is set, it refuses c
+// (false, nil) when the spool would grow past maxBytes. It returns false
+// and the error when the write fails; the chunk is then rotated, so that
+// a partly written record is the last of its chunk.
+func (s *spool) append(c *Click, force bool) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false, errors.New("analytics: the click spool is closed")
+	}
+	s.buf = appendRecord(s.buf[:0], c)
+	if len(s.buf) > recordHeader+maxRecord {
+		// Normalized, every text field is bounded and the record fits.
+		c.Normalize()
+		s.buf = appendRecord(s.buf[:0], c)
+	}
+	n := int64(len(s.buf))
+	if !force && s.size.Load()+n > s.maxBytes {
+		return false, nil
+	}
+	if _, err := s.active.Write(s.buf); err != nil {
+		s.activeBytes = maxChunkBytes // a torn tail: rotate before the next append
+		s.records++
+		_ = s.rotateLocked()
+		return false, fmt.Errorf("analytics: writing to the click spool: %w", err)
+	}
+	s.size.Add(n)
+	s.records++
+	s.activeBytes += n
+	if s.records >= s.maxRecords || s.activeBytes >= maxChunkBytes {
+		if err := s.rotateLocked(); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// rotate makes the active chunk immutable and queues it, unless it is
+// empty.
+func (s *spool) rotate() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	return s.rotateLocked()
+}
+
+func (s *spool) rotateLocked() error {
+	if s.records == 0 {
+		return nil
+	}
+	old, seq := s.active, s.seq
+	// The next chunk exists before the old one is queued, so the highest
+	// number on disk is never one the store may have committed.
+	if err := s.startChunk(seq + 1); err != nil {
+		return err
+	}
+	_ = old.Close()
+	s.ready = append(s.ready, seq)
+	select {
+	case s.rotated <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// next returns the oldest chunk waiting to be written.
+func (s *spool) next() (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.ready) == 0 {
+		return 0, false
+	}
+	return s.ready[0], true
+}
+
+// read returns the clicks of chunk seq, the size of its file, and how many
+// bytes at its end were dropped as a torn record.
+func (s *spool) read(seq int64) (clicks []Click, size int64, torn int, err error) {
+	b, err := os.ReadFile(filepath.Join(s.dir, chunkName(seq)))
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("analytics: reading a click spool chunk: %w", err)
+	}
+	clicks, torn, _ = decodeRecords(b)
+	return clicks, int64(len(b)), torn, nil
+}
+
+// remove deletes chunk seq, the oldest waiting, whose file had size bytes.
+func (s *spool) remove(seq, size int64) error {
+	if err := os.Remove(filepath.Join(s.dir, chunkName(seq))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("analytics: deleting a written click spool chunk: %w", err)
+	}
+	s.size.Add(-size)
+	s.mu.Lock()
+	s.ready = slices.DeleteFunc(s.ready, func(q int64) bool { return q == seq })
+	s.mu.Unlock()
+	return nil
+}
+
+// committed tells s that the store has committed every chunk up to mark:
+// the chunks waiting with a number up to mark are deleted unread (an
+// earlier process wrote them and died before deleting them), and the
+// active chunk is renumbered past mark should it not be (its files were
+// deleted by hand).
+func (s *spool) committed(mark int64) error {
+	for {
+		seq, ok := s.next()
+		if !ok || seq > mark {
+			break
+		}
+		info, err := os.Stat(filepath.Join(s.dir, chunkName(seq)))
+		var size int64
+		if err == nil {
+			size = info.Size()
+		}
+		if err := s.remove(seq, size); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seq > mark || s.closed {
+		return nil
+	}
+	if err := os.Rename(filepath.Join(s.dir, chunkName(s.seq)), filepath.Join(s.dir, chunkName(mark+1))); err != nil {
+		return fmt.Errorf("analytics: renumbering the active click spool chunk: %w", err)
+	}
+	s.seq = mark + 1
+	return nil
+}
+
+// close closes the active chunk, which stays on disk, and unlocks the
+// directory.
+func (s *spool) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	_ = s.active.Close()
+	_ = s.lock.Close()
+}
