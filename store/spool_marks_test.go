@@ -50,7 +50,7 @@ func TestInsertClickBatchWritesEachBatchOnce(t *testing.T) {
 		n, err = s.InsertClickBatch(ctx, analytics.Batch{Spool: spool, Seq: 1, Clicks: replay})
 		require.ErrorIs(t, err, analytics.ErrBatchCommitted)
 		assert.Zero(t, n)
-		assert.Len(t, clickRows(t, s, "org_id = ?", o.ID), 3, "a replayed batch writes no row")
+		assert.Len(t, storedRows(t, s, o.ID), 3, "a replayed batch writes no row")
 		assert.Equal(t, int64(3), clickCount(t, s, o, at), "a replayed batch counts nothing")
 
 		only := newClick(l, at)
@@ -58,7 +58,7 @@ func TestInsertClickBatchWritesEachBatchOnce(t *testing.T) {
 		n, err = s.InsertClickBatch(ctx, analytics.Batch{Spool: spool, Seq: 2, Clicks: []analytics.Click{newClick(l, at), only}})
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
-		assert.Len(t, clickRows(t, s, "org_id = ?", o.ID), 4)
+		assert.Len(t, storedRows(t, s, o.ID), 4)
 		assert.Equal(t, int64(3+1+5), clickCount(t, s, o, at), "the counts move with the rows and the counted-only clicks")
 
 		_, err = s.InsertClickBatch(ctx, analytics.Batch{Spool: spool, Seq: 2, Clicks: []analytics.Click{only}})
@@ -117,7 +117,7 @@ func TestInsertClickBatchRacingReplays(t *testing.T) {
 		}
 		wg.Wait()
 		assertOneWins(t, errs, analytics.ErrBatchCommitted)
-		assert.Len(t, clickRows(t, s, "org_id = ?", o.ID), 10)
+		assert.Len(t, storedRows(t, s, o.ID), 10)
 		assert.Equal(t, int64(10), clickCount(t, s, o, at))
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -64,15 +65,17 @@ func storedClicksByContent(t *testing.T, dsn string, orgID uuid.UUID) (map[strin
 	s, err := store.Open(ctx, dsn)
 	require.NoError(t, err)
 	defer s.Close()
-	var rows []struct {
-		UTMContent string `bun:"utm_content"`
-		N          int    `bun:"n"`
-	}
-	require.NoError(t, s.DB().NewSelect().Table("clicks").ColumnExpr("utm_content, count(*) AS n").
-		Where("org_id = ?", orgID).Group("utm_content").Scan(ctx, &rows))
-	byContent := make(map[string]int, len(rows))
-	for _, r := range rows {
-		byContent[r.UTMContent] = r.N
+	// Stored clicks live in the organization's segments (store/click_segments.go).
+	var segments [][]byte
+	require.NoError(t, s.DB().NewSelect().Table("click_segments").Column("data").
+		Where("org_id = ?", orgID).Scan(ctx, &segments))
+	byContent := map[string]int{}
+	for _, data := range segments {
+		clicks, err := analytics.DecodeSegment(orgID, data)
+		require.NoError(t, err)
+		for _, c := range clicks {
+			byContent[c.UTMContent]++
+		}
 	}
 	var counted int64
 	require.NoError(t, s.DB().NewSelect().Table("click_counts").ColumnExpr("COALESCE(SUM(count), 0)").
