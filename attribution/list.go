@@ -401,44 +401,21 @@ func (lq listQuery) digestParts(orgID uuid.UUID, extra ...string) []string {
 // RETENTION_WINDOW_UNAVAILABLE; a `from` before it is raised to it.
 func (lq listQuery) window(o *org.Organization, now time.Time) (Window, error) {
 	limits := org.LimitsOf(o.Plan)
-	retention := now.Add(-limits.Retention)
-	earliest := retention
+	earliest := now.Add(-limits.Retention)
 	if limits.Lookback > 0 {
 		earliest = now.Add(-limits.Lookback)
 	}
-	w := Window{From: earliest, To: now}
-	if lq.fromSet {
-		w.From = lq.from
-	}
+	w := Window{To: now}
 	if lq.toSet {
 		w.To = lq.to
 	}
-	lookback := func() error {
-		return errcode.Newf(errcode.LookbackExceeded, "this plan reads installs and attempts of the last %d days only",
-			int(limits.Lookback/(24*time.Hour))).WithDetail("earliest_allowed", earliest)
+	var from *time.Time
+	if lq.fromSet {
+		from = &lq.from
 	}
-	if !lq.fromSet && !w.To.After(earliest) {
-		// A `to` at or before the earliest readable instant, with the
-		// default `from`: the whole window is out of reach.
-		if limits.Lookback > 0 {
-			return w, lookback()
-		}
-		w.From = w.To.Add(-time.Millisecond)
-	}
-	if !w.From.Before(w.To) {
-		return w, errcode.Field("to", "must be after from")
-	}
-	if limits.Lookback > 0 && w.From.Before(earliest) {
-		return w, lookback()
-	}
-	if !w.To.After(retention) {
-		return w, errcode.New(errcode.RetentionWindowUnavailable, "the window ends before the start of this plan's data retention").
-			WithDetail("earliest_allowed", retention)
-	}
-	if w.From.Before(retention) {
-		w.From = retention
-	}
-	return w, nil
+	var err error
+	w.From, err = limits.ReadFrom(now, from, earliest, w.To, "installs and attempts")
+	return w, err
 }
 
 // page resolves the window and the position of a list request at now.
