@@ -6,7 +6,8 @@
 // organizations and memberships to package org.
 //
 // It depends on a Store interface that package store implements, which also
-// reads users and changes their passwords, and on identity. It imports
+// reads users and changes their passwords, on identity, and on audit for
+// the bounds of the client IP and user agent it stores (audit.Clip). It imports
 // neither org, store, httpapi, bun, fx nor net/http; the sign-in pages and
 // the /v1/organizations/{id}/security endpoints live in httpapi, and the
 // audit log in package audit, whose events the adapters write.

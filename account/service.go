@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
 )
@@ -26,9 +27,10 @@ import (
 const (
 	DefaultPendingLifetime = 5 * time.Minute
 	DefaultTouchInterval   = time.Minute
-	// MaxUserAgentLength and MaxIPLength bound what a session stores.
-	MaxUserAgentLength = 512
-	MaxIPLength        = 64
+	// MaxUserAgentLength and MaxIPLength bound what a session stores: the
+	// same bounds as an audit event's.
+	MaxUserAgentLength = audit.MaxUserAgentLength
+	MaxIPLength        = audit.MaxIPLength
 	// tokenSize is the number of random bytes of a session or pending token.
 	tokenSize = 32
 )
@@ -296,7 +298,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 		if err != nil {
 			return nil, err
 		}
-		p := &PendingSignIn{TokenHash: th, UserID: u.ID, IP: clip(c.IP, MaxIPLength), UserAgent: clip(c.UserAgent, MaxUserAgentLength),
+		p := &PendingSignIn{TokenHash: th, UserID: u.ID, IP: audit.Clip(c.IP, MaxIPLength), UserAgent: audit.Clip(c.UserAgent, MaxUserAgentLength),
 			CreatedAt: now, ExpiresAt: now.Add(s.opts.PendingLifetime)}
 		if err := s.store.CreatePendingSignIn(ctx, p); err != nil {
 			return nil, err
@@ -426,17 +428,6 @@ func isDigits(s string) bool {
 	return true
 }
 
-// clip cuts s to at most n bytes without splitting a UTF-8 character.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // EffectivePolicy returns the strictest policy of the organizations userID
 // belongs to (see Strictest).
 func (s *Service) EffectivePolicy(ctx context.Context, userID uuid.UUID) (Policy, error) {
@@ -463,7 +454,7 @@ func (s *Service) issue(ctx context.Context, userID uuid.UUID, twoFactor bool, c
 	}
 	sess := Session{
 		ID: id, UserID: userID, TokenHash: th, TwoFactorPassed: twoFactor,
-		IP: clip(c.IP, MaxIPLength), UserAgent: clip(c.UserAgent, MaxUserAgentLength),
+		IP: audit.Clip(c.IP, MaxIPLength), UserAgent: audit.Clip(c.UserAgent, MaxUserAgentLength),
 		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(pol.SessionLifetime),
 	}
 	replaces := ""
