@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hoplink/hoplink/audit"
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
 )
@@ -210,7 +211,8 @@ func emailKey(email string) string {
 	return "email:" + strings.ToLower(strings.TrimSpace(email))
 }
 
-func ipKey(ip string) string { return "ip:" + ip }
+// ipKey is the key of the client network of address ip (clientip.KeyOf).
+func ipKey(ip string) string { return "ip:" + clientip.KeyOf(ip) }
 
 // wait returns the lockout error of the keys, nil when none is locked.
 func (s *Service) wait(now time.Time, keys ...string) error {

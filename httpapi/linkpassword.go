@@ -224,7 +224,7 @@ func (h *LinkDomain) showPasswordForm(w http.ResponseWriter, r *http.Request, st
 // fails lets the attempt through (and logs), as the API does: argon2id
 // keeps guessing slow even then.
 func (h *LinkDomain) allowAttempt(ctx context.Context, link uuid.UUID, ip netip.Addr) (bool, int) {
-	res, err := h.pw.limiter.Allow(ctx, "linkpw:"+link.String()+":"+ip.String(), h.pw.rule)
+	res, err := h.pw.limiter.Allow(ctx, "linkpw:"+link.String()+":"+clientip.Key(ip), h.pw.rule)
 	if err != nil {
 		h.log.WarnContext(ctx, "rate limiter failed; letting the password attempt through", "err", err)
 		return true, 0

@@ -4,8 +4,10 @@
 // requests. It counts requests in named buckets and reports what the
 // X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and Retry-After
 // headers must say. It does not decide which bucket a request belongs to: the
-// HTTP layer builds the bucket name ("key:<id>", "sdk:<id>:<ip>", "ip:<ip>")
-// and calls a Limiter.
+// HTTP layer builds the bucket name ("key:<id>", "sdk:<id>:<client>",
+// "ip:<client>") and calls a Limiter. Every per-client bucket names the
+// client by clientip.Key: an IPv4 address by itself, an IPv6 address by its
+// /64 network, since one IPv6 client can choose among 2^64 addresses.
 //
 // The rules every adapter applies (KeyRule, SDKRule, AnonymousRule) live
 // here, and so does Check, the one HTTP helper: it counts a request, sets
