@@ -64,13 +64,16 @@
 // reported as ErrUnavailable too. ErrUnavailable is deliberately not errcode.ErrUnavailable, which
 // turns into a 503.
 //
-// # Sign-in lockouts
+// # Lockouts
 //
-// RedisLockout keeps package account's failed-sign-in counts in Redis (it
-// implements account.Limiter without importing account): a hash per key
-// with the failure count and the times of the last failure and of the
-// lock's end, updated by one Lua script, so that replicas share lockouts.
-// It fails open like the rate limits.
+// A Lockout counts failures rather than requests and locks a key for a
+// growing time (LockoutRule): package account's failed sign-ins, and the
+// wrong passwords of each password-protected link. MemoryLockout counts in
+// this process; RedisLockout keeps the counts in Redis (it also implements
+// account.Limiter without importing account): a hash per key with the
+// failure count and the times of the last failure and of the lock's end,
+// updated by one Lua script, so that replicas share lockouts. Both apply a
+// rule alike, and RedisLockout fails open like the rate limits.
 //
 // # Imports
 //

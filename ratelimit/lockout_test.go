@@ -19,10 +19,11 @@ func lockoutRules(key string) ratelimit.LockoutRule {
 	return ratelimit.LockoutRule{Threshold: r.Threshold, Base: r.Base, Max: r.Max, Forget: r.Forget}
 }
 
-// eachLockout runs body against account's MemoryLimiter and, when
-// HOPLINK_TEST_REDIS is set, the Redis one: both must behave alike.
+// eachLockout runs body against account's MemoryLimiter, MemoryLockout
+// and, when HOPLINK_TEST_REDIS is set, the Redis one: all must behave alike.
 func eachLockout(t *testing.T, body func(t *testing.T, l account.Limiter)) {
-	t.Run("memory", func(t *testing.T) { body(t, account.NewMemoryLimiter()) })
+	t.Run("account memory", func(t *testing.T) { body(t, account.NewMemoryLimiter()) })
+	t.Run("memory", func(t *testing.T) { body(t, ratelimit.NewMemoryLockout(lockoutRules)) })
 	t.Run("redis", func(t *testing.T) {
 		client := testkit.Redis(t)
 		body(t, ratelimit.NewRedisLockout(client, lockoutRules,
