@@ -204,12 +204,25 @@ func validToken(token string) bool {
 	return err == nil
 }
 
-func emailKey(email string) string {
+// lockEmail is email as the lockout keys carry it: normalized when it is
+// an address, lowered and trimmed otherwise.
+func lockEmail(email string) string {
 	if n, err := identity.NormalizeEmail(email); err == nil {
-		return "email:" + n
+		return n
 	}
-	return "email:" + strings.ToLower(strings.TrimSpace(email))
+	return strings.ToLower(strings.TrimSpace(email))
 }
+
+// emailKey is the key of email's failures from every network.
+func emailKey(email string) string { return "email:" + lockEmail(email) }
+
+// loginKey is the key of email's failures from the client network of
+// address ip.
+func loginKey(email, ip string) string { return "login:" + lockEmail(email) + "|" + clientip.KeyOf(ip) }
+
+// reauthKey is the key of a signed-in user's failed password
+// confirmations.
+func reauthKey(email string) string { return "reauth:" + lockEmail(email) }
 
 // ipKey is the key of the client network of address ip (clientip.KeyOf).
 func ipKey(ip string) string { return "ip:" + clientip.KeyOf(ip) }
@@ -247,7 +260,7 @@ func (s *Service) reset(keys ...string) {
 // c.Previous, if any, is deleted.
 func (s *Service) SignIn(ctx context.Context, email, password string, c Client) (*SignInResult, error) {
 	now := s.now()
-	keys := []string{emailKey(email), ipKey(c.IP)}
+	keys := []string{loginKey(email, c.IP), emailKey(email), ipKey(c.IP)}
 	locked := s.wait(now, keys...)
 	var u *identity.User
 	if n, err := identity.NormalizeEmail(email); err == nil {
@@ -344,7 +357,7 @@ func (s *Service) SecondStep(ctx context.Context, pending, code string, c Client
 	if err != nil {
 		return nil, err
 	}
-	keys := []string{emailKey(u.Email), ipKey(c.IP)}
+	keys := []string{loginKey(u.Email, c.IP), emailKey(u.Email), ipKey(c.IP)}
 	if err := s.wait(now, keys...); err != nil {
 		return nil, err
 	}
