@@ -6,7 +6,8 @@
 // organizations and memberships to package org.
 //
 // It depends on a Store interface that package store implements, which also
-// reads users and changes their passwords, and on identity. It imports
+// reads users and changes their passwords, on identity, and on audit for
+// the bounds of the client IP and user agent it stores (audit.Clip). It imports
 // neither org, store, httpapi, bun, fx nor net/http; the sign-in pages and
 // the /v1/organizations/{id}/security endpoints live in httpapi, and the
 // audit log in package audit, whose events the adapters write.
@@ -50,15 +51,22 @@
 //     UNAUTHORIZED error. With two-factor authentication, a correct password
 //     gives a pending token (random, stored hashed, five minutes) that
 //     SecondStep exchanges for a session with a TOTP or backup code.
-//   - Lockout: failures are counted per email (as typed, whether or not it
-//     exists) and per IP address behind the Limiter interface; the in-process
-//     MemoryLimiter locks an account for a minute after 5 failures and an IP
-//     address after 20, doubling with each further failure up to an hour, and
-//     forgets a key a day after its last failure. A success resets the
-//     account's and the IP's counts. A locked key gets RATE_LIMIT_EXCEEDED
-//     with details.retry_after_seconds. With --redis the servers count in
-//     Redis instead (ratelimit.RedisLockout, the same rules), so a lockout
-//     holds on every replica.
+//   - Lockout: failures are counted behind the Limiter interface per email
+//     from one client network (as typed, whether or not it exists; the
+//     network is clientip.KeyOf the address: an IPv4 address, or an IPv6
+//     /64), per email across every network, and per network. The
+//     in-process MemoryLimiter locks an email on one network for 15 minutes
+//     after 10 failures (AccountLockout), an email everywhere after 100
+//     (EmailLockout, a ceiling high enough that a guesser on one network
+//     cannot lock the user out of their own), and a network for a minute
+//     after 20 (IPLockout); each further failure doubles a lock, up to 4
+//     hours (an hour for a network), and a key is forgotten a day after its
+//     last failure. A success resets its three keys. A signed-in user's
+//     password confirmations count under a key of their own, with
+//     AccountLockout. A locked key gets RATE_LIMIT_EXCEEDED with
+//     details.retry_after_seconds. With --redis the servers count in Redis
+//     instead (ratelimit.RedisLockout, the same rules), so a lockout holds
+//     on every replica.
 //   - At most MaxHashing argon2id checks (twice GOMAXPROCS) run at once;
 //     others queue, and a sign-in whose client has gone is dropped without
 //     counting as a failure.

@@ -6,11 +6,15 @@ import (
 	"time"
 )
 
-// Limiter counts failed sign-ins per key ("email:<address>", "ip:<address>")
-// and says how long a key must wait before its next attempt. Implementations
-// are safe for concurrent use; MemoryLimiter keeps counts in this process, and
-// a shared implementation (Redis) can replace it when several replicas serve
-// sign-in.
+// Limiter counts failed sign-ins per key and says how long a key must wait
+// before its next attempt. The keys are "login:<email>|<network>" (an
+// email from one client network), "email:<email>" (the email from every
+// network), "ip:<network>" (a client network, whatever the email) and
+// "reauth:<email>" (a signed-in user confirming their password), the
+// network being clientip.KeyOf the client address. Implementations are
+// safe for concurrent use; MemoryLimiter keeps counts in this process, and
+// a shared implementation (Redis) can replace it when several replicas
+// serve sign-in.
 type Limiter interface {
 	// Wait returns how long key is locked out at now; zero when it may try.
 	Wait(key string, now time.Time) time.Duration
@@ -29,21 +33,31 @@ type Lockout struct {
 	Forget    time.Duration
 }
 
-// AccountLockout and IPLockout are the default rules: an account is locked
-// for a minute after 5 failures, an IP address (which many people may share
-// behind NAT) after 20, doubling to an hour; counts are forgotten a day after
-// the last failure.
+// The default rules. AccountLockout locks an email on one client network
+// (and a signed-in user's password confirmations) for 15 minutes after 10
+// failures; EmailLockout is the much higher ceiling of an email across
+// every network, 100 failures, so that a guesser on one network cannot
+// lock the owner of a known email out of their own network; IPLockout
+// locks a client network (which many people may share behind NAT) for a
+// minute after 20 failures, whatever the emails. Each further failure
+// doubles the lock, up to 4 hours (an hour for a network); counts are
+// forgotten a day after the last failure.
 var (
-	AccountLockout = Lockout{Threshold: 5, Base: time.Minute, Max: time.Hour, Forget: 24 * time.Hour}
+	AccountLockout = Lockout{Threshold: 10, Base: 15 * time.Minute, Max: 4 * time.Hour, Forget: 24 * time.Hour}
+	EmailLockout   = Lockout{Threshold: 100, Base: 15 * time.Minute, Max: 4 * time.Hour, Forget: 24 * time.Hour}
 	IPLockout      = Lockout{Threshold: 20, Base: time.Minute, Max: time.Hour, Forget: 24 * time.Hour}
 )
 
 // DefaultLockout returns the default rule of key: IPLockout for the keys of
-// IP addresses ("ip:..."), AccountLockout for every other key. A shared
-// Limiter applies it as MemoryLimiter does.
+// client networks ("ip:..."), EmailLockout for the email-wide keys
+// ("email:..."), AccountLockout for every other key. A shared Limiter
+// applies it as MemoryLimiter does.
 func DefaultLockout(key string) Lockout {
-	if strings.HasPrefix(key, "ip:") {
+	switch {
+	case strings.HasPrefix(key, "ip:"):
 		return IPLockout
+	case strings.HasPrefix(key, "email:"):
+		return EmailLockout
 	}
 	return AccountLockout
 }
@@ -55,23 +69,28 @@ type failures struct {
 }
 
 // MemoryLimiter is the in-process Limiter. Keys that start with "ip:" follow
-// IP, every other key follows Account.
+// IP, keys that start with "email:" follow Email, every other key follows
+// Account.
 type MemoryLimiter struct {
-	Account, IP Lockout
+	Account, Email, IP Lockout
 
 	mu    sync.Mutex
 	byKey map[string]*failures
 	sweep time.Time
 }
 
-// NewMemoryLimiter returns a MemoryLimiter with AccountLockout and IPLockout.
+// NewMemoryLimiter returns a MemoryLimiter with AccountLockout,
+// EmailLockout and IPLockout.
 func NewMemoryLimiter() *MemoryLimiter {
-	return &MemoryLimiter{Account: AccountLockout, IP: IPLockout, byKey: map[string]*failures{}}
+	return &MemoryLimiter{Account: AccountLockout, Email: EmailLockout, IP: IPLockout, byKey: map[string]*failures{}}
 }
 
 func (l *MemoryLimiter) rule(key string) Lockout {
-	if len(key) >= 3 && key[:3] == "ip:" {
+	switch {
+	case strings.HasPrefix(key, "ip:"):
 		return l.IP
+	case strings.HasPrefix(key, "email:"):
+		return l.Email
 	}
 	return l.Account
 }

@@ -13,29 +13,39 @@ func TestMemoryLimiter(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	l := account.NewMemoryLimiter()
-	key := "email:ann@example.com"
+	key := "login:ann@example.com|192.0.2.1"
 
-	for range 4 {
+	for range 9 {
 		l.Fail(key, now)
 	}
-	assert.Zero(t, l.Wait(key, now), "four failures: no lockout")
+	assert.Zero(t, l.Wait(key, now), "nine failures: no lockout")
 	l.Fail(key, now)
-	assert.Equal(t, time.Minute, l.Wait(key, now), "the fifth locks for a minute")
-	assert.Zero(t, l.Wait("email:other@example.com", now), "other keys unaffected")
+	assert.Equal(t, 15*time.Minute, l.Wait(key, now), "the tenth locks for 15 minutes")
+	assert.Zero(t, l.Wait("login:ann@example.com|192.0.2.2", now), "other networks unaffected")
+	assert.Zero(t, l.Wait("email:ann@example.com", now), "the email-wide key is apart")
 
-	now = now.Add(time.Minute)
+	now = now.Add(15 * time.Minute)
 	assert.Zero(t, l.Wait(key, now), "the lockout ends after its window")
 	l.Fail(key, now)
-	assert.Equal(t, 2*time.Minute, l.Wait(key, now), "the next failure doubles it")
+	assert.Equal(t, 30*time.Minute, l.Wait(key, now), "the next failure doubles it")
 	for range 10 {
 		l.Fail(key, now)
 	}
-	assert.Equal(t, time.Hour, l.Wait(key, now), "capped at an hour")
+	assert.Equal(t, 4*time.Hour, l.Wait(key, now), "capped at 4 hours")
 
 	l.Reset(key)
 	assert.Zero(t, l.Wait(key, now), "a success resets")
 
-	t.Run("IP addresses have a higher threshold", func(t *testing.T) {
+	t.Run("an email across networks has a much higher ceiling", func(t *testing.T) {
+		k := "email:ann@example.com"
+		for range 99 {
+			l.Fail(k, now)
+		}
+		assert.Zero(t, l.Wait(k, now))
+		l.Fail(k, now)
+		assert.Equal(t, 15*time.Minute, l.Wait(k, now), "the hundredth locks it")
+	})
+	t.Run("client networks have a threshold of their own", func(t *testing.T) {
 		for range 19 {
 			l.Fail("ip:192.0.2.1", now)
 		}
@@ -44,8 +54,8 @@ func TestMemoryLimiter(t *testing.T) {
 		assert.Equal(t, time.Minute, l.Wait("ip:192.0.2.1", now))
 	})
 	t.Run("failures are forgotten after a day", func(t *testing.T) {
-		k := "email:bob@example.com"
-		for range 4 {
+		k := "login:bob@example.com|192.0.2.1"
+		for range 9 {
 			l.Fail(k, now)
 		}
 		l.Fail(k, now.Add(25*time.Hour))

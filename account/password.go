@@ -44,7 +44,7 @@ func (s *Service) SetPassword(ctx context.Context, email, password string) (*ide
 	if err := s.setPassword(ctx, u, password); err != nil {
 		return nil, err
 	}
-	s.reset(emailKey(u.Email))
+	s.reset(emailKey(u.Email), reauthKey(u.Email))
 	return u, nil
 }
 

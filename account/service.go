@@ -18,6 +18,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/hoplink/hoplink/audit"
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/identity"
 )
@@ -26,9 +28,10 @@ import (
 const (
 	DefaultPendingLifetime = 5 * time.Minute
 	DefaultTouchInterval   = time.Minute
-	// MaxUserAgentLength and MaxIPLength bound what a session stores.
-	MaxUserAgentLength = 512
-	MaxIPLength        = 64
+	// MaxUserAgentLength and MaxIPLength bound what a session stores: the
+	// same bounds as an audit event's.
+	MaxUserAgentLength = audit.MaxUserAgentLength
+	MaxIPLength        = audit.MaxIPLength
 	// tokenSize is the number of random bytes of a session or pending token.
 	tokenSize = 32
 )
@@ -201,14 +204,28 @@ func validToken(token string) bool {
 	return err == nil
 }
 
-func emailKey(email string) string {
+// lockEmail is email as the lockout keys carry it: normalized when it is
+// an address, lowered and trimmed otherwise.
+func lockEmail(email string) string {
 	if n, err := identity.NormalizeEmail(email); err == nil {
-		return "email:" + n
+		return n
 	}
-	return "email:" + strings.ToLower(strings.TrimSpace(email))
+	return strings.ToLower(strings.TrimSpace(email))
 }
 
-func ipKey(ip string) string { return "ip:" + ip }
+// emailKey is the key of email's failures from every network.
+func emailKey(email string) string { return "email:" + lockEmail(email) }
+
+// loginKey is the key of email's failures from the client network of
+// address ip.
+func loginKey(email, ip string) string { return "login:" + lockEmail(email) + "|" + clientip.KeyOf(ip) }
+
+// reauthKey is the key of a signed-in user's failed password
+// confirmations.
+func reauthKey(email string) string { return "reauth:" + lockEmail(email) }
+
+// ipKey is the key of the client network of address ip (clientip.KeyOf).
+func ipKey(ip string) string { return "ip:" + clientip.KeyOf(ip) }
 
 // wait returns the lockout error of the keys, nil when none is locked.
 func (s *Service) wait(now time.Time, keys ...string) error {
@@ -243,7 +260,7 @@ func (s *Service) reset(keys ...string) {
 // c.Previous, if any, is deleted.
 func (s *Service) SignIn(ctx context.Context, email, password string, c Client) (*SignInResult, error) {
 	now := s.now()
-	keys := []string{emailKey(email), ipKey(c.IP)}
+	keys := []string{loginKey(email, c.IP), emailKey(email), ipKey(c.IP)}
 	locked := s.wait(now, keys...)
 	var u *identity.User
 	if n, err := identity.NormalizeEmail(email); err == nil {
@@ -296,7 +313,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string, c Client) 
 		if err != nil {
 			return nil, err
 		}
-		p := &PendingSignIn{TokenHash: th, UserID: u.ID, IP: clip(c.IP, MaxIPLength), UserAgent: clip(c.UserAgent, MaxUserAgentLength),
+		p := &PendingSignIn{TokenHash: th, UserID: u.ID, IP: audit.Clip(c.IP, MaxIPLength), UserAgent: audit.Clip(c.UserAgent, MaxUserAgentLength),
 			CreatedAt: now, ExpiresAt: now.Add(s.opts.PendingLifetime)}
 		if err := s.store.CreatePendingSignIn(ctx, p); err != nil {
 			return nil, err
@@ -340,7 +357,7 @@ func (s *Service) SecondStep(ctx context.Context, pending, code string, c Client
 	if err != nil {
 		return nil, err
 	}
-	keys := []string{emailKey(u.Email), ipKey(c.IP)}
+	keys := []string{loginKey(u.Email, c.IP), emailKey(u.Email), ipKey(c.IP)}
 	if err := s.wait(now, keys...); err != nil {
 		return nil, err
 	}
@@ -426,17 +443,6 @@ func isDigits(s string) bool {
 	return true
 }
 
-// clip cuts s to at most n bytes without splitting a UTF-8 character.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // EffectivePolicy returns the strictest policy of the organizations userID
 // belongs to (see Strictest).
 func (s *Service) EffectivePolicy(ctx context.Context, userID uuid.UUID) (Policy, error) {
@@ -463,7 +469,7 @@ func (s *Service) issue(ctx context.Context, userID uuid.UUID, twoFactor bool, c
 	}
 	sess := Session{
 		ID: id, UserID: userID, TokenHash: th, TwoFactorPassed: twoFactor,
-		IP: clip(c.IP, MaxIPLength), UserAgent: clip(c.UserAgent, MaxUserAgentLength),
+		IP: audit.Clip(c.IP, MaxIPLength), UserAgent: audit.Clip(c.UserAgent, MaxUserAgentLength),
 		CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(pol.SessionLifetime),
 	}
 	replaces := ""

@@ -142,24 +142,24 @@ func TestSignInLockout(t *testing.T) {
 	e.user("ann@example.com")
 	c := account.Client{IP: "192.0.2.1"}
 
-	for range 5 {
+	for range account.AccountLockout.Threshold {
 		_, err := e.svc.SignIn(ctx, "ann@example.com", "wrong password!", c)
 		assert.Equal(t, errcode.Unauthorized, codeOf(err))
 	}
 	_, err := e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
 	require.Equal(t, errcode.RateLimitExceeded, codeOf(err), "locked even with the right password")
 	ce, _ := errcode.As(err)
-	assert.Equal(t, 60, ce.Details["retry_after_seconds"])
+	assert.Equal(t, 900, ce.Details["retry_after_seconds"])
 
 	t.Run("an unknown email locks the same way", func(t *testing.T) {
-		for range 5 {
+		for range account.AccountLockout.Threshold {
 			_, _ = e.svc.SignIn(ctx, "ghost@example.com", "wrong password!", account.Client{IP: "198.51.100.7"})
 		}
 		_, err := e.svc.SignIn(ctx, "ghost@example.com", "wrong password!", account.Client{IP: "198.51.100.7"})
 		assert.Equal(t, errcode.RateLimitExceeded, codeOf(err))
 	})
 
-	e.clock.Advance(time.Minute)
+	e.clock.Advance(account.AccountLockout.Base)
 	_, err = e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
 	require.NoError(t, err, "the lockout ends after its window")
 	_, err = e.svc.SignIn(ctx, "ann@example.com", "wrong password!", c)
@@ -402,14 +402,17 @@ func TestTwoFactor(t *testing.T) {
 	t.Run("wrong codes lock the account", func(t *testing.T) {
 		r, err := e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
 		require.NoError(t, err)
-		for range 5 {
+		for range account.AccountLockout.Threshold {
 			_, err = e.svc.SecondStep(ctx, r.Pending, "abcde-fghjk", c)
 			assert.Equal(t, errcode.Unauthorized, codeOf(err))
 		}
 		e.clock.Advance(account.TOTPPeriod)
 		_, err = e.svc.SecondStep(ctx, r.Pending, e.code(key, 0), c)
 		assert.Equal(t, errcode.RateLimitExceeded, codeOf(err))
-		e.clock.Advance(time.Minute)
+		e.clock.Advance(account.AccountLockout.Base)
+		// The lock outlasts the pending sign-in: the user signs in again.
+		r, err = e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)
+		require.NoError(t, err, "the lock is over")
 		_, err = e.svc.SecondStep(ctx, r.Pending, e.code(key, 0), c)
 		assert.NoError(t, err, "accepted after the window, which resets the count")
 	})
@@ -494,7 +497,7 @@ func TestRefusedSignInsNameTheUserForTheAuditLog(t *testing.T) {
 	assert.Equal(t, errcode.Unauthorized, codeOf(err))
 	assert.Nil(t, res, "an unknown email names no one")
 
-	for range 4 {
+	for range account.AccountLockout.Threshold - 1 {
 		_, _ = e.svc.SignIn(ctx, "ann@example.com", "wrong password!", c)
 	}
 	res, err = e.svc.SignIn(ctx, "ann@example.com", goodPassword, c)

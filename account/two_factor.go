@@ -138,7 +138,7 @@ func (s *Service) DisableTOTP(ctx context.Context, userID uuid.UUID, password, c
 		return err
 	}
 	if !ok {
-		s.fail(now, emailKey(u.Email))
+		s.fail(now, reauthKey(u.Email))
 		return errcode.Field("otp", "the code is incorrect or was used already")
 	}
 	err = s.store.DeleteTOTP(ctx, u.ID)
@@ -161,7 +161,7 @@ func (s *Service) checkPassword(ctx context.Context, userID uuid.UUID, password,
 		return nil, err
 	}
 	now := s.now()
-	key := emailKey(u.Email)
+	key := reauthKey(u.Email)
 	if err := s.wait(now, key); err != nil {
 		return nil, err
 	}

@@ -291,14 +291,14 @@ func (q *Queries) TimeSeries(ctx context.Context, p *auth.Principal, in TimeSeri
 	if err != nil {
 		return nil, err
 	}
-	var fields fieldErrors
+	var fields errcode.FieldErrors
 	from, to, filter := parseParams(in.Params, &fields)
 	interval := DefaultInterval
 	if in.Interval != nil {
 		if iv := Interval(*in.Interval); iv.Valid() {
 			interval = iv
 		} else {
-			fields.fail("interval", "must be one of hour, day, week, month")
+			fields.Add("interval", "must be one of hour, day, week, month")
 		}
 	}
 	loc, zone := time.UTC, "UTC"
@@ -306,10 +306,10 @@ func (q *Queries) TimeSeries(ctx context.Context, p *auth.Principal, in TimeSeri
 		if l, ok := loadZone(*in.Timezone); ok {
 			loc, zone = l, *in.Timezone
 		} else {
-			fields.fail("timezone", "must be an IANA time zone name, such as Europe/Berlin")
+			fields.Add("timezone", "must be an IANA time zone name, such as Europe/Berlin")
 		}
 	}
-	if err := fields.err(); err != nil {
+	if err := fields.Err(); err != nil {
 		return nil, err
 	}
 	w, err := q.window(ctx, p.OrgID, from, to)
@@ -356,18 +356,18 @@ func (q *Queries) Breakdown(ctx context.Context, p *auth.Principal, in Breakdown
 	if err != nil {
 		return nil, err
 	}
-	var fields fieldErrors
+	var fields errcode.FieldErrors
 	from, to, filter := parseParams(in.Params, &fields)
 	var by Dimension
 	switch {
 	case in.By == nil:
-		fields.fail("by", "is required")
+		fields.Add("by", "is required")
 	case !Dimension(*in.By).Valid():
 		names := make([]string, 0, len(Dimensions()))
 		for _, d := range Dimensions() {
 			names = append(names, string(d))
 		}
-		fields.fail("by", "must be one of "+strings.Join(names, ", "))
+		fields.Add("by", "must be one of "+strings.Join(names, ", "))
 	default:
 		by = Dimension(*in.By)
 	}
@@ -376,14 +376,14 @@ func (q *Queries) Breakdown(ctx context.Context, p *auth.Principal, in Breakdown
 		n, err := strconv.Atoi(*in.Limit)
 		switch {
 		case err != nil:
-			fields.fail("limit", "must be an integer")
+			fields.Add("limit", "must be an integer")
 		case n < 1 || n > MaxBreakdownLimit:
-			fields.fail("limit", "must be 1 to 100")
+			fields.Add("limit", "must be 1 to 100")
 		default:
 			limit = n
 		}
 	}
-	if err := fields.err(); err != nil {
+	if err := fields.Err(); err != nil {
 		return nil, err
 	}
 	w, err := q.window(ctx, p.OrgID, from, to)
@@ -457,24 +457,9 @@ func loadZone(name string) (*time.Location, bool) {
 	return loc, err == nil
 }
 
-// fieldErrors collects the problems of a query's parameters.
-type fieldErrors []errcode.FieldError
-
-func (f *fieldErrors) fail(name, msg string) {
-	*f = append(*f, errcode.FieldError{Field: name, Message: msg})
-}
-
-// err returns the VALIDATION_ERROR of every problem noted, or nil.
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return errcode.Validation(f...)
-}
-
 // parseParams parses the shared parameters, noting in.Invalid and then
 // each bad value in fields.
-func parseParams(in Params, fields *fieldErrors) (from, to *time.Time, f Filter) {
+func parseParams(in Params, fields *errcode.FieldErrors) (from, to *time.Time, f Filter) {
 	*fields = append(*fields, in.Invalid...)
 	instant := func(s *string, name string) *time.Time {
 		if s == nil {
@@ -482,7 +467,7 @@ func parseParams(in Params, fields *fieldErrors) (from, to *time.Time, f Filter)
 		}
 		t, err := time.Parse(time.RFC3339Nano, *s)
 		if err != nil {
-			fields.fail(name, "must be an RFC 3339 instant with an offset, such as 2026-01-02T15:04:05Z")
+			fields.Add(name, "must be an RFC 3339 instant with an offset, such as 2026-01-02T15:04:05Z")
 			return nil
 		}
 		return &t
@@ -494,7 +479,7 @@ func parseParams(in Params, fields *fieldErrors) (from, to *time.Time, f Filter)
 		}
 		v, err := uuid.Parse(*s)
 		if err != nil || len(*s) != 36 {
-			fields.fail(name, "must be a UUID")
+			fields.Add(name, "must be a UUID")
 			return nil
 		}
 		return &v
@@ -505,7 +490,7 @@ func parseParams(in Params, fields *fieldErrors) (from, to *time.Time, f Filter)
 			return nil
 		}
 		if *s == "" || len(*s) > MaxText {
-			fields.fail(name, fmt.Sprintf("must be 1 to %d bytes", MaxText))
+			fields.Add(name, fmt.Sprintf("must be 1 to %d bytes", MaxText))
 			return nil
 		}
 		return s
@@ -522,7 +507,7 @@ func parseParams(in Params, fields *fieldErrors) (from, to *time.Time, f Filter)
 				return s
 			}
 		}
-		fields.fail(name, "must be one of "+strings.Join(allowed, ", "))
+		fields.Add(name, "must be one of "+strings.Join(allowed, ", "))
 		return nil
 	}
 	f.Source = oneOf(in.Source, "source", string(SourceRedirect), string(SourceAppOpen))
@@ -531,7 +516,7 @@ func parseParams(in Params, fields *fieldErrors) (from, to *time.Time, f Filter)
 		if c := *in.Country; len(c) == 2 && isUpper(c[0]) && isUpper(c[1]) {
 			f.Country = in.Country
 		} else {
-			fields.fail("country", "must be an ISO 3166-1 alpha-2 code in upper case, such as US")
+			fields.Add("country", "must be an ISO 3166-1 alpha-2 code in upper case, such as US")
 		}
 	}
 	return from, to, f

@@ -5,7 +5,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/org"
 )
 
@@ -52,36 +51,17 @@ type Window struct {
 //
 // Times are truncated to milliseconds, the resolution of the API's times.
 func ResolveWindow(plan org.Plan, from, to *time.Time, now time.Time) (Window, error) {
-	limits := org.LimitsOf(plan)
 	now = now.UTC().Truncate(time.Millisecond)
 	w := Window{To: now}
 	if to != nil {
 		w.To = to.UTC().Truncate(time.Millisecond)
 	}
-	w.From = w.To.Add(-DefaultWindow)
+	var requested *time.Time
 	if from != nil {
-		w.From = from.UTC().Truncate(time.Millisecond)
+		f := from.UTC().Truncate(time.Millisecond)
+		requested = &f
 	}
-	if !w.From.Before(w.To) {
-		return w, errcode.Field("to", "must be after from")
-	}
-	retention := now.Add(-limits.Retention)
-	if limits.Lookback > 0 {
-		earliest := now.Add(-limits.Lookback)
-		if w.From.Before(earliest) {
-			if from != nil || !w.To.After(earliest) {
-				return w, errcode.Newf(errcode.LookbackExceeded, "this plan reads clicks of the last %d days only",
-					int(limits.Lookback/(24*time.Hour))).WithDetail("earliest_allowed", earliest)
-			}
-			w.From = earliest
-		}
-	}
-	if !w.To.After(retention) {
-		return w, errcode.New(errcode.RetentionWindowUnavailable, "the window ends before the start of this plan's data retention").
-			WithDetail("earliest_allowed", retention)
-	}
-	if w.From.Before(retention) {
-		w.From = retention
-	}
-	return w, nil
+	var err error
+	w.From, err = org.LimitsOf(plan).ReadFrom(now, requested, w.To.Add(-DefaultWindow), w.To, "clicks")
+	return w, err
 }

@@ -237,7 +237,7 @@ func (l *Lists) Installs(ctx context.Context, p *auth.Principal, q InstallsQuery
 	if err != nil {
 		return nil, err
 	}
-	var fields fieldErrors
+	var fields errcode.FieldErrors
 	lq := parseListQuery(q.ListQuery, &fields)
 	var linkID *uuid.UUID
 	linkPart := "-"
@@ -245,10 +245,10 @@ func (l *Lists) Installs(ctx context.Context, p *auth.Principal, q InstallsQuery
 		if id, ok := parseUUID(*q.LinkID); ok {
 			linkID, linkPart = &id, id.String()
 		} else {
-			fields.fail("link_id", "must be a UUID")
+			fields.Add("link_id", "must be a UUID")
 		}
 	}
-	if err := fields.err(); err != nil {
+	if err := fields.Err(); err != nil {
 		return nil, err
 	}
 	filters := cursor.FiltersOf(cursorInstalls, lq.digestParts(p.OrgID, linkPart)...)
@@ -280,7 +280,7 @@ func (l *Lists) Attempts(ctx context.Context, p *auth.Principal, q AttemptsQuery
 	if _, err := authorize(p, auth.ActAttemptsRead); err != nil {
 		return nil, err
 	}
-	var fields fieldErrors
+	var fields errcode.FieldErrors
 	lq := parseListQuery(q.ListQuery, &fields)
 	var matched *bool
 	matchedPart := "-"
@@ -290,10 +290,10 @@ func (l *Lists) Attempts(ctx context.Context, p *auth.Principal, q AttemptsQuery
 			b := *q.Matched == "true"
 			matched, matchedPart = &b, strconv.FormatBool(b)
 		default:
-			fields.fail("matched", `must be "true" or "false"`)
+			fields.Add("matched", `must be "true" or "false"`)
 		}
 	}
-	if err := fields.err(); err != nil {
+	if err := fields.Err(); err != nil {
 		return nil, err
 	}
 	filters := cursor.FiltersOf(cursorAttempts, lq.digestParts(p.OrgID, matchedPart)...)
@@ -314,21 +314,6 @@ func (l *Lists) Attempts(ctx context.Context, p *auth.Principal, q AttemptsQuery
 	}, nil
 }
 
-// fieldErrors collects the problems of a query's parameters.
-type fieldErrors []errcode.FieldError
-
-func (f *fieldErrors) fail(name, msg string) {
-	*f = append(*f, errcode.FieldError{Field: name, Message: msg})
-}
-
-// err returns the VALIDATION_ERROR of every problem noted, or nil.
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return errcode.Validation(f...)
-}
-
 // listQuery is what the two lists' parameters share, parsed.
 type listQuery struct {
 	app      AppFilter
@@ -342,7 +327,7 @@ type listQuery struct {
 
 // parseListQuery parses the shared parameters of q, noting q.Invalid and
 // then each bad value in fields.
-func parseListQuery(q ListQuery, fields *fieldErrors) listQuery {
+func parseListQuery(q ListQuery, fields *errcode.FieldErrors) listQuery {
 	*fields = append(*fields, q.Invalid...)
 	lq := listQuery{limit: DefaultListLimit, appPart: "-"}
 	if q.AppID != nil {
@@ -352,7 +337,7 @@ func parseListQuery(q ListQuery, fields *fieldErrors) listQuery {
 		case ok:
 			lq.app.ID, lq.appPart = &id, id.String()
 		default:
-			fields.fail("app_id", `must be a UUID or "none"`)
+			fields.Add("app_id", `must be a UUID or "none"`)
 		}
 	}
 	lq.from, lq.fromSet = parseInstant(q.From, "from", fields)
@@ -361,9 +346,9 @@ func parseListQuery(q ListQuery, fields *fieldErrors) listQuery {
 		n, err := strconv.Atoi(*q.Limit)
 		switch {
 		case err != nil:
-			fields.fail("limit", "must be an integer")
+			fields.Add("limit", "must be an integer")
 		case n < 1 || n > MaxListLimit:
-			fields.fail("limit", "must be 1 to 500")
+			fields.Add("limit", "must be 1 to 500")
 		default:
 			lq.limit = n
 		}
@@ -374,13 +359,13 @@ func parseListQuery(q ListQuery, fields *fieldErrors) listQuery {
 
 // parseInstant reads parameter name, s, as an RFC 3339 instant with an
 // offset.
-func parseInstant(s *string, name string, fields *fieldErrors) (time.Time, bool) {
+func parseInstant(s *string, name string, fields *errcode.FieldErrors) (time.Time, bool) {
 	if s == nil {
 		return time.Time{}, false
 	}
 	t, err := time.Parse(time.RFC3339Nano, *s)
 	if err != nil {
-		fields.fail(name, "must be an ISO 8601 instant with an offset, such as 2026-01-02T15:04:05Z")
+		fields.Add(name, "must be an ISO 8601 instant with an offset, such as 2026-01-02T15:04:05Z")
 		return time.Time{}, false
 	}
 	return t.UTC(), true
@@ -416,44 +401,21 @@ func (lq listQuery) digestParts(orgID uuid.UUID, extra ...string) []string {
 // RETENTION_WINDOW_UNAVAILABLE; a `from` before it is raised to it.
 func (lq listQuery) window(o *org.Organization, now time.Time) (Window, error) {
 	limits := org.LimitsOf(o.Plan)
-	retention := now.Add(-limits.Retention)
-	earliest := retention
+	earliest := now.Add(-limits.Retention)
 	if limits.Lookback > 0 {
 		earliest = now.Add(-limits.Lookback)
 	}
-	w := Window{From: earliest, To: now}
-	if lq.fromSet {
-		w.From = lq.from
-	}
+	w := Window{To: now}
 	if lq.toSet {
 		w.To = lq.to
 	}
-	lookback := func() error {
-		return errcode.Newf(errcode.LookbackExceeded, "this plan reads installs and attempts of the last %d days only",
-			int(limits.Lookback/(24*time.Hour))).WithDetail("earliest_allowed", earliest)
+	var from *time.Time
+	if lq.fromSet {
+		from = &lq.from
 	}
-	if !lq.fromSet && !w.To.After(earliest) {
-		// A `to` at or before the earliest readable instant, with the
-		// default `from`: the whole window is out of reach.
-		if limits.Lookback > 0 {
-			return w, lookback()
-		}
-		w.From = w.To.Add(-time.Millisecond)
-	}
-	if !w.From.Before(w.To) {
-		return w, errcode.Field("to", "must be after from")
-	}
-	if limits.Lookback > 0 && w.From.Before(earliest) {
-		return w, lookback()
-	}
-	if !w.To.After(retention) {
-		return w, errcode.New(errcode.RetentionWindowUnavailable, "the window ends before the start of this plan's data retention").
-			WithDetail("earliest_allowed", retention)
-	}
-	if w.From.Before(retention) {
-		w.From = retention
-	}
-	return w, nil
+	var err error
+	w.From, err = limits.ReadFrom(now, from, earliest, w.To, "installs and attempts")
+	return w, err
 }
 
 // page resolves the window and the position of a list request at now.

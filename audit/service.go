@@ -123,8 +123,8 @@ func (s *Recorder) Record(ctx context.Context, e Event) error {
 		e.OccurredAt = s.clock()
 	}
 	e.OccurredAt = e.OccurredAt.UTC().Truncate(time.Millisecond)
-	e.IP = clip(e.IP, MaxIPLength)
-	e.UserAgent = clip(e.UserAgent, MaxUserAgentLength)
+	e.IP = Clip(e.IP, MaxIPLength)
+	e.UserAgent = Clip(e.UserAgent, MaxUserAgentLength)
 	orgs := []*uuid.UUID{e.OrgID}
 	if user := e.subject(); e.OrgID == nil && user != nil {
 		ids, err := s.store.UserOrgIDs(ctx, *user)
@@ -213,8 +213,10 @@ func (s *Service) List(ctx context.Context, p *auth.Principal, q Query) (*Page, 
 	return page, nil
 }
 
-// clip cuts s to at most n bytes without splitting a UTF-8 character.
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes without splitting a UTF-8 character. It
+// is how an event's, and an account session's, client IP address and user
+// agent are bounded before they are stored.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

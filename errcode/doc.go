@@ -2,7 +2,8 @@
 //
 // An *Error carries a code from SPEC.md's error table (VALIDATION_ERROR,
 // SLUG_TAKEN, ...), a message that is safe to show a client, optional field
-// errors and optional details. Adapters (httpapi, mcpserver) translate the code
+// errors and optional details; FieldErrors collects the field errors of one
+// request into one VALIDATION_ERROR. Adapters (httpapi, mcpserver) translate the code
 // into a transport status; services never know HTTP exists.
 //
 // Storage implementations signal three conditions with the sentinels

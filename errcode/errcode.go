@@ -182,3 +182,22 @@ var (
 	// ErrUnavailable means the database could not be reached.
 	ErrUnavailable = errors.New("database unavailable")
 )
+
+// FieldErrors collects the invalid fields of one request, so that a service
+// can check every field and then answer one VALIDATION_ERROR naming them all.
+// The zero value is empty and ready to use.
+type FieldErrors []FieldError
+
+// Add notes that field is invalid, saying why in message.
+func (f *FieldErrors) Add(field, message string) {
+	*f = append(*f, FieldError{Field: field, Message: message})
+}
+
+// Err returns the VALIDATION_ERROR listing every field noted, in the order
+// they were added, or nil when none was.
+func (f FieldErrors) Err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return Validation(f...)
+}

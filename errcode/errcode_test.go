@@ -60,3 +60,34 @@ func ExampleNotFoundAs() {
 	// NOT_FOUND: link not found
 	// store: link by id: database unavailable
 }
+
+func TestFieldErrors(t *testing.T) {
+	t.Run("nothing noted is no error", func(t *testing.T) {
+		var f errcode.FieldErrors
+		assert.NoError(t, f.Err())
+		assert.Nil(t, f.Err(), "a nil error, not a typed nil in an interface")
+	})
+
+	t.Run("one field names it in the message", func(t *testing.T) {
+		var f errcode.FieldErrors
+		f.Add("limit", "must be an integer")
+		e, ok := errcode.As(f.Err())
+		require.True(t, ok)
+		assert.Equal(t, errcode.ValidationError, e.Code)
+		assert.Equal(t, "limit: must be an integer", e.Message)
+		assert.Equal(t, []errcode.FieldError{{Field: "limit", Message: "must be an integer"}}, e.Fields)
+	})
+
+	t.Run("every field noted is listed in order", func(t *testing.T) {
+		var f errcode.FieldErrors
+		f.Add("from", "must be an instant")
+		f.Add("to", "must be an instant")
+		e, ok := errcode.As(f.Err())
+		require.True(t, ok)
+		assert.Equal(t, errcode.ValidationError, e.Code)
+		assert.Equal(t, []errcode.FieldError{
+			{Field: "from", Message: "must be an instant"},
+			{Field: "to", Message: "must be an instant"},
+		}, e.Fields)
+	})
+}

@@ -104,6 +104,10 @@ type LinkDomainOptions struct {
 	Limiter ratelimit.Limiter
 	// PasswordRule limits password attempts; if zero, DefaultPasswordRule.
 	PasswordRule ratelimit.Rule
+	// PasswordLockout counts wrong passwords per link from every address
+	// (DefaultLinkLockout); nil uses an in-process ratelimit.MemoryLockout.
+	// Replicas share it when it is a ratelimit.RedisLockout.
+	PasswordLockout ratelimit.Lockout
 	// VerifyPassword checks a link password against its stored hash;
 	// identity.VerifyPassword (argon2id) when nil.
 	VerifyPassword func(hash, password string) (bool, error)

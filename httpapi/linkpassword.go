@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"html/template"
 	"net/http"
@@ -51,12 +52,23 @@ const (
 // Every POST of a protected link's form counts, right or wrong.
 var DefaultPasswordRule = ratelimit.Rule{Limit: 10, Window: 15 * time.Minute}
 
+// DefaultLinkLockout limits wrong passwords per link across every address,
+// in addition to DefaultPasswordRule per client network: after 20 wrong
+// passwords every visitor of the link waits 10 minutes, each further wrong
+// password doubles the wait up to 6 hours, and the count is forgotten a
+// day after the last wrong password. A guesser spread over many networks
+// thus gets about 20 guesses, then a handful a day. The count belongs to
+// the link's current password, so an owner who sets a new one starts a
+// new count.
+var DefaultLinkLockout = ratelimit.LockoutRule{Threshold: 20, Base: 10 * time.Minute, Max: 6 * time.Hour, Forget: 24 * time.Hour}
+
 // passwordGate holds what the password flow needs: keys derived from the
 // server secret, the attempt limiter and the password check.
 type passwordGate struct {
 	csrfKey, cookieKey []byte
 	limiter            ratelimit.Limiter
 	rule               ratelimit.Rule
+	lockout            ratelimit.Lockout
 	verify             func(hash, password string) (bool, error)
 	// verifying bounds the argon2id checks running at once: each one takes
 	// tens of megabytes of memory on purpose.
@@ -74,11 +86,15 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 		cookieKey: secretkey.Derive(secret, "hoplink link password cookie v1"),
 		limiter:   opts.Limiter,
 		rule:      opts.PasswordRule,
+		lockout:   opts.PasswordLockout,
 		verify:    opts.VerifyPassword,
 		verifying: make(chan struct{}, max(2, runtime.GOMAXPROCS(0))),
 	}
 	if g.limiter == nil {
 		g.limiter = ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: clock})
+	}
+	if g.lockout == nil {
+		g.lockout = ratelimit.NewMemoryLockout(func(string) ratelimit.LockoutRule { return DefaultLinkLockout })
 	}
 	if g.rule == (ratelimit.Rule{}) {
 		g.rule = DefaultPasswordRule
@@ -136,10 +152,12 @@ const (
 //
 //   - GET or HEAD with a valid cookie for this link and its current password
 //     redirects as an unprotected link does; otherwise the form, 200.
-//   - POST counts an attempt for the client IP and link (past the limit:
-//     the form, 429 with Retry-After), then checks the CSRF token (missing,
-//     forged or expired: the form, 403) and the password (wrong: the form,
-//     401). A correct password sets the cookie and redirects: the routing
+//   - POST counts an attempt for the client network and link (past the
+//     limit: the form, 429 with Retry-After), refuses it the same way while
+//     the link is locked after too many wrong passwords from anywhere
+//     (DefaultLinkLockout), then checks the CSRF token (missing, forged or
+//     expired: the form, 403) and the password (wrong: the form, 401, and
+//     one more failure of the link). A correct password sets the cookie and redirects: the routing
 //     and params path of every redirect, OnRedirect called once.
 //
 // Bots always get the form and nothing else: the password is never checked
@@ -168,6 +186,16 @@ func (h *LinkDomain) protected(w http.ResponseWriter, r *http.Request, host, slu
 		return
 	}
 
+	lockKey := linkLockKey(res.Link)
+	if wait := h.pw.lockout.Wait(lockKey, h.clock()); wait > 0 {
+		// The right password waits too, so that a refusal says nothing
+		// about the password.
+		retry := ratelimit.Result{RetryAfter: wait}.RetryAfterSeconds()
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		h.showPasswordForm(w, r, http.StatusTooManyRequests, domain, slug, tooManyAttempts(retry))
+		return
+	}
+
 	r.Body = http.MaxBytesReader(w, r.Body, passwordFormMaxBytes)
 	if err := r.ParseForm(); err != nil {
 		h.showPasswordForm(w, r, http.StatusBadRequest, domain, slug, msgBadForm)
@@ -187,6 +215,7 @@ func (h *LinkDomain) protected(w http.ResponseWriter, r *http.Request, host, slu
 		return
 	}
 	if !ok {
+		h.pw.lockout.Fail(lockKey, h.clock())
 		h.showPasswordForm(w, r, http.StatusUnauthorized, domain, slug, msgWrongPassword)
 		return
 	}
@@ -224,12 +253,20 @@ func (h *LinkDomain) showPasswordForm(w http.ResponseWriter, r *http.Request, st
 // fails lets the attempt through (and logs), as the API does: argon2id
 // keeps guessing slow even then.
 func (h *LinkDomain) allowAttempt(ctx context.Context, link uuid.UUID, ip netip.Addr) (bool, int) {
-	res, err := h.pw.limiter.Allow(ctx, "linkpw:"+link.String()+":"+ip.String(), h.pw.rule)
+	res, err := h.pw.limiter.Allow(ctx, "linkpw:"+link.String()+":"+clientip.Key(ip), h.pw.rule)
 	if err != nil {
 		h.log.WarnContext(ctx, "rate limiter failed; letting the password attempt through", "err", err)
 		return true, 0
 	}
 	return res.Allowed, res.RetryAfterSeconds()
+}
+
+// linkLockKey is the key of link l's wrong passwords in the lockout: the
+// link and a fingerprint of its password hash, so that a new password
+// starts a new count.
+func linkLockKey(l *linking.Link) string {
+	fp := sha256.Sum256([]byte(*l.PasswordHash))
+	return "link-password:" + l.ID.String() + ":" + hex.EncodeToString(fp[:8])
 }
 
 func tooManyAttempts(retry int) string {

@@ -44,13 +44,21 @@ type pwHarness struct {
 
 func newPWHarness(t *testing.T, s *store.Store) *pwHarness {
 	t.Helper()
+	return newPWHarnessWith(t, s, nil)
+}
+
+// newPWHarnessWith is newPWHarness counting wrong passwords per link in
+// lockout (an in-process one when nil).
+func newPWHarnessWith(t *testing.T, s *store.Store, lockout ratelimit.Lockout) *pwHarness {
+	t.Helper()
 	h := &pwHarness{domainHarness: newDomainHarness(t, s)}
 	h.server = httptest.NewServer(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
-		Resolver:       h.resolver,
-		Clock:          h.clock.Now,
-		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
-		Secret:         []byte(strings.Repeat("s", 32)),
-		Limiter:        ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: h.clock.Now}),
+		Resolver:        h.resolver,
+		Clock:           h.clock.Now,
+		TrustedProxies:  []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")},
+		Secret:          []byte(strings.Repeat("s", 32)),
+		Limiter:         ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: h.clock.Now}),
+		PasswordLockout: lockout,
 		VerifyPassword: func(hash, password string) (bool, error) {
 			want, ok := strings.CutPrefix(hash, "fast:")
 			if !ok {

@@ -115,7 +115,7 @@ func (a *API) authenticate(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 		if err != nil {
 			// Without a valid key (or when it cannot be checked) the client
 			// IP's allowance applies.
-			if a.limit(w, req.Request, "ip:"+ip.String(), ratelimit.AnonymousRule) {
+			if a.limit(w, req.Request, "ip:"+clientip.Key(ip), ratelimit.AnonymousRule) {
 				writeError(w, req.Request, a.log, err, "")
 			}
 			return nil
@@ -123,7 +123,7 @@ func (a *API) authenticate(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 		sdkRoute := a.isSDKRoute(req.Method, route)
 		bucket, rule := "key:"+p.KeyID.String(), ratelimit.KeyRule
 		if sdkRoute {
-			bucket, rule = "sdk:"+p.KeyID.String()+":"+ip.String(), ratelimit.SDKRule
+			bucket, rule = "sdk:"+p.KeyID.String()+":"+clientip.Key(ip), ratelimit.SDKRule
 		}
 		if !a.limit(w, req.Request, bucket, rule) {
 			return nil

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -525,5 +526,13 @@ func TestSDKRoutesLimitedPerKeyAndIP(t *testing.T) {
 		assertError(t, resp, http.StatusTooManyRequests, errcode.RateLimitExceeded)
 		assert.NotEmpty(t, resp.header.Get("Retry-After"))
 		assert.Equal(t, http.StatusOK, from("203.0.113.2").status, "another client IP has its own allowance")
+
+		t.Run("an IPv6 /64 is one client", func(t *testing.T) {
+			for i := range ratelimit.SDKRule.Limit {
+				require.Equal(t, http.StatusOK, from(fmt.Sprintf("2001:db8:4:4::%x", i+1)).status, "request %d", i+1)
+			}
+			assertError(t, from("2001:db8:4:4:ffff::1"), http.StatusTooManyRequests, errcode.RateLimitExceeded)
+			assert.Equal(t, http.StatusOK, from("2001:db8:4:5::1").status, "the neighbouring /64 has its own allowance")
+		})
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
@@ -281,7 +282,7 @@ func (a *API) anonymousLimit(w http.ResponseWriter, r *http.Request) bool {
 	if a.opts.Authenticator == nil || !strings.HasPrefix(r.URL.Path, "/v1/") {
 		return true
 	}
-	return a.limit(w, r, "ip:"+ClientIPFrom(r.Context()).String(), ratelimit.AnonymousRule)
+	return a.limit(w, r, "ip:"+clientip.Key(ClientIPFrom(r.Context())), ratelimit.AnonymousRule)
 }
 
 func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {

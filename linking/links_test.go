@@ -364,7 +364,7 @@ func TestCreateLinkKeepsOptionalFields(t *testing.T) {
 		IOSURL:           sp("myapp://open"),
 		Tags:             []string{" a ", "b", "a"},
 		ExpiresAt:        &expires,
-		Password:         sp("1234"),
+		Password:         sp("12345678"),
 		UTMSource:        sp("newsletter"),
 		UTMMedium:        sp("   "),
 		UTMCampaign:      sp(""),
@@ -380,7 +380,7 @@ func TestCreateLinkKeepsOptionalFields(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, got.Tags, "trimmed, duplicates dropped")
 	assert.Equal(t, expires, *got.ExpiresAt)
 	require.NotNil(t, got.PasswordHash)
-	assert.Equal(t, "test-hash:1234", *got.PasswordHash, "the password is stored hashed")
+	assert.Equal(t, "test-hash:12345678", *got.PasswordHash, "the password is stored hashed")
 	assert.Equal(t, "newsletter", *got.UTMSource)
 	assert.Nil(t, got.UTMMedium, "a blank UTM field adds nothing and is stored as null")
 	assert.Nil(t, got.UTMCampaign)
@@ -389,12 +389,47 @@ func TestCreateLinkKeepsOptionalFields(t *testing.T) {
 	assert.Equal(t, f.app.ID, *got.AppID)
 }
 
+func TestLinkPasswordLength(t *testing.T) {
+	t.Parallel()
+	f := newLinkFixture(t, storetest.SQLite(t))
+	ctx := t.Context()
+	created, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com"})
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		password string
+		message  string // empty: accepted
+	}{
+		{"seven characters are too short", "1234567", "must be at least 8 characters"},
+		{"a four-digit code is too short", "1234", "must be at least 8 characters"},
+		{"eight characters are enough", "12345678", ""},
+		{"characters are counted, not bytes", "ééééééé", "must be at least 8 characters"},
+		{"eight multi-byte characters are enough", "éééééééé", ""},
+		{"200 characters are allowed", strings.Repeat("p", 200), ""},
+		{"201 characters are too long", strings.Repeat("p", 201), "must be at most 200 characters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, createErr := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com", Password: sp(tt.password)})
+			_, updateErr := f.svc.Update(ctx, f.owner, created.ID, linking.UpdateLinkInput{Password: apitype.Some(tt.password)})
+			for op, err := range map[string]error{"create": createErr, "update": updateErr} {
+				if tt.message == "" {
+					assert.NoError(t, err, op)
+					continue
+				}
+				e := requireCode(t, err, errcode.ValidationError)
+				assert.Equal(t, []errcode.FieldError{{Field: "password", Message: tt.message}}, e.Fields, op)
+			}
+		})
+	}
+}
+
 func TestUpdateLink(t *testing.T) {
 	t.Parallel()
 	f := newLinkFixture(t, storetest.SQLite(t))
 	ctx := t.Context()
 	created, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{
-		DestinationURL: "https://example.com", Name: sp("Spring"), Password: sp("1234"), Tags: []string{"a"},
+		DestinationURL: "https://example.com", Name: sp("Spring"), Password: sp("12345678"), Tags: []string{"a"},
 		UTMSource: sp("news"), AppID: &f.app.ID,
 		Parameters: &params.LinkConfig{Injected: []params.InjectedParam{}},
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -30,7 +31,7 @@ var errSDKKey = errcode.New(errcode.SDKKeyRouteForbidden, "SDK keys may call onl
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.Addr) (*caller, bool) {
 	ctx := r.Context()
 	refuse := func(err error, challenge string) (*caller, bool) {
-		if !h.limit(w, r, "ip:"+ip.String(), ratelimit.AnonymousRule) {
+		if !h.limit(w, r, "ip:"+clientip.Key(ip), ratelimit.AnonymousRule) {
 			return nil, false
 		}
 		if challenge != "" {

@@ -150,14 +150,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", requestID(r))
 	ip := clientip.FromRequest(r, h.opts.TrustedProxies)
 	if r.Method != http.MethodPost {
-		if h.limit(w, r, "ip:"+ip.String(), ratelimit.AnonymousRule) {
+		if h.limit(w, r, "ip:"+clientip.Key(ip), ratelimit.AnonymousRule) {
 			w.Header().Set("Allow", http.MethodPost)
 			httperr.Write(w, r, nil, errcode.New(errcode.MethodNotAllowed, "the MCP endpoint takes POST only"))
 		}
 		return
 	}
 	if err := h.origins.Check(r); err != nil {
-		if h.limit(w, r, "ip:"+ip.String(), ratelimit.AnonymousRule) {
+		if h.limit(w, r, "ip:"+clientip.Key(ip), ratelimit.AnonymousRule) {
 			httperr.Write(w, r, nil, errcode.New(errcode.Forbidden, "cross-origin requests are not allowed"))
 		}
 		return

@@ -68,6 +68,9 @@ type toolSpec struct {
 	// properties the argument type decodes (to refuse them as REST does)
 	// but the schema does not offer.
 	Required, Hidden []string
+	// Lengths bounds string properties: the least and most characters a
+	// value may have (minLength and maxLength of the schema).
+	Lengths map[string][2]int
 }
 
 // define returns the tool s whose arguments are an In (a struct embedding
@@ -80,7 +83,7 @@ func define[In orgArgument](s toolSpec, fn func(ctx context.Context, h *Handler,
 		Name:        s.Name,
 		Title:       s.Title,
 		Description: s.Description,
-		InputSchema: inputSchema[In](s.Name, s.Docs, s.Required, s.Hidden),
+		InputSchema: inputSchema[In](s.Name, s.Docs, s.Required, s.Hidden, s.Lengths),
 		Annotations: &hints,
 	}
 	return tool{def: def, scopes: s.Scopes, run: func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
@@ -128,9 +131,10 @@ var typeSchemas = func() map[reflect.Type]*jsonschema.Schema {
 }()
 
 // inputSchema infers the input schema of tool name from In, describes each
-// property from docs, and sets the required properties. It panics when a
-// property has no description, so an undocumented field cannot ship.
-func inputSchema[In any](name string, docs map[string]string, required, hidden []string) *jsonschema.Schema {
+// property from docs, bounds the lengths of those in lengths, and sets the
+// required properties. It panics when a property has no description, so an
+// undocumented field cannot ship.
+func inputSchema[In any](name string, docs map[string]string, required, hidden []string, lengths map[string][2]int) *jsonschema.Schema {
 	s, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", name, err))
@@ -151,6 +155,9 @@ func inputSchema[In any](name string, docs map[string]string, required, hidden [
 			panic(fmt.Sprintf("mcpserver: input schema of %s: property %s has no description", name, p))
 		}
 		ps.Description = doc
+		if b, ok := lengths[p]; ok {
+			ps.MinLength, ps.MaxLength = &b[0], &b[1]
+		}
 	}
 	s.Required = required
 	return s
@@ -180,6 +187,12 @@ func with(docs map[string]string, more map[string]string) map[string]string {
 	return out
 }
 
+// linkLengths bounds the string fields of a link's create and update
+// bodies whose bounds the schema states, as openapi.yaml does.
+var linkLengths = map[string][2]int{
+	"password": {linking.MinLinkPasswordLength, linking.MaxLinkPasswordLength},
+}
+
 // linkDocs describe the fields of a link's create and update bodies.
 var linkDocs = map[string]string{
 	"org": orgDoc,
@@ -198,7 +211,7 @@ var linkDocs = map[string]string{
 	"og_image_url":         "Preview image: an absolute URL.",
 	"tags":                 "Tags: at most 20, each at most 50 characters.",
 	"expires_at":           "RFC 3339 instant from which the link is expired (410 Gone); must be in the future.",
-	"password":             "Password a visitor must enter before the redirect; never returned.",
+	"password":             "Password a visitor must enter before the redirect, 8 to 200 characters; never returned.",
 	"app_id":               "Id of an app of the organization the link belongs to.",
 	"utm_source":           "utm_source added to http and https targets on redirect, unless an injected parameter or the visitor's own value wins.",
 	"utm_medium":           "utm_medium added to http and https targets on redirect, unless an injected parameter or the visitor's own value wins.",
@@ -444,7 +457,7 @@ var tools = []tool{
 	define(toolSpec{Name: "create_link", Title: "Create a link",
 		Description: "Creates a short link, as POST /v1/links, and returns it.",
 		Scopes:      []auth.Scope{auth.ScopeLinksWrite}, Hints: creating,
-		Docs: linkDocs, Required: []string{"destination_url"}},
+		Docs: linkDocs, Required: []string{"destination_url"}, Lengths: linkLengths},
 		func(ctx context.Context, h *Handler, p *auth.Principal, in *createLinkArgs) (any, error) {
 			return h.opts.Links.Create(ctx, p, in.CreateLinkInput)
 		}),
@@ -453,7 +466,7 @@ var tools = []tool{
 			"and is_active). A link's domain and slug never change. Returns the link.",
 		Scopes: []auth.Scope{auth.ScopeLinksWrite}, Hints: updating,
 		Docs: with(linkDocs, map[string]string{"id": idDoc("link")}), Required: []string{"id"},
-		Hidden: []string{"domain", "slug"}},
+		Hidden: []string{"domain", "slug"}, Lengths: linkLengths},
 		func(ctx context.Context, h *Handler, p *auth.Principal, in *updateLinkArgs) (any, error) {
 			id, err := parseID(in.ID)
 			if err != nil {

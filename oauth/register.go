@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hoplink/hoplink/clientip"
 )
 
 // Client authentication methods at the token endpoint.
@@ -185,7 +187,7 @@ type registrationResponse struct {
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Limiter != nil {
 		ip := s.opts.ClientIP(r)
-		res, err := s.opts.Limiter.Allow(r.Context(), "oauth-register:ip:"+ip.String(), RegisterRule)
+		res, err := s.opts.Limiter.Allow(r.Context(), "oauth-register:ip:"+clientip.Key(ip), RegisterRule)
 		if err != nil {
 			s.log.WarnContext(r.Context(), "registration rate limit unavailable", "err", err)
 		} else if !res.Allowed {

@@ -4,8 +4,10 @@
 // requests. It counts requests in named buckets and reports what the
 // X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset and Retry-After
 // headers must say. It does not decide which bucket a request belongs to: the
-// HTTP layer builds the bucket name ("key:<id>", "sdk:<id>:<ip>", "ip:<ip>")
-// and calls a Limiter.
+// HTTP layer builds the bucket name ("key:<id>", "sdk:<id>:<client>",
+// "ip:<client>") and calls a Limiter. Every per-client bucket names the
+// client by clientip.Key: an IPv4 address by itself, an IPv6 address by its
+// /64 network, since one IPv6 client can choose among 2^64 addresses.
 //
 // The rules every adapter applies (KeyRule, SDKRule, AnonymousRule) live
 // here, and so does Check, the one HTTP helper: it counts a request, sets
@@ -62,13 +64,16 @@
 // reported as ErrUnavailable too. ErrUnavailable is deliberately not errcode.ErrUnavailable, which
 // turns into a 503.
 //
-// # Sign-in lockouts
+// # Lockouts
 //
-// RedisLockout keeps package account's failed-sign-in counts in Redis (it
-// implements account.Limiter without importing account): a hash per key
-// with the failure count and the times of the last failure and of the
-// lock's end, updated by one Lua script, so that replicas share lockouts.
-// It fails open like the rate limits.
+// A Lockout counts failures rather than requests and locks a key for a
+// growing time (LockoutRule): package account's failed sign-ins, and the
+// wrong passwords of each password-protected link. MemoryLockout counts in
+// this process; RedisLockout keeps the counts in Redis (it also implements
+// account.Limiter without importing account): a hash per key with the
+// failure count and the times of the last failure and of the lock's end,
+// updated by one Lua script, so that replicas share lockouts. Both apply a
+// rule alike, and RedisLockout fails open like the rate limits.
 //
 // # Imports
 //

@@ -19,10 +19,11 @@ func lockoutRules(key string) ratelimit.LockoutRule {
 	return ratelimit.LockoutRule{Threshold: r.Threshold, Base: r.Base, Max: r.Max, Forget: r.Forget}
 }
 
-// eachLockout runs body against account's MemoryLimiter and, when
-// HOPLINK_TEST_REDIS is set, the Redis one: both must behave alike.
+// eachLockout runs body against account's MemoryLimiter, MemoryLockout
+// and, when HOPLINK_TEST_REDIS is set, the Redis one: all must behave alike.
 func eachLockout(t *testing.T, body func(t *testing.T, l account.Limiter)) {
-	t.Run("memory", func(t *testing.T) { body(t, account.NewMemoryLimiter()) })
+	t.Run("account memory", func(t *testing.T) { body(t, account.NewMemoryLimiter()) })
+	t.Run("memory", func(t *testing.T) { body(t, ratelimit.NewMemoryLockout(lockoutRules)) })
 	t.Run("redis", func(t *testing.T) {
 		client := testkit.Redis(t)
 		body(t, ratelimit.NewRedisLockout(client, lockoutRules,
@@ -33,30 +34,33 @@ func eachLockout(t *testing.T, body func(t *testing.T, l account.Limiter)) {
 func TestLockoutGrowsAndResets(t *testing.T) {
 	eachLockout(t, func(t *testing.T, l account.Limiter) {
 		now := epoch
-		key := "email:ann@example.com"
-		for i := range 4 {
+		key := "login:ann@example.com|192.0.2.1"
+		r := account.AccountLockout
+		for i := range r.Threshold - 1 {
 			l.Fail(key, now)
 			assert.Zero(t, l.Wait(key, now), "below the threshold after %d failures", i+1)
 		}
 		l.Fail(key, now)
-		assert.Equal(t, time.Minute, l.Wait(key, now), "the fifth failure locks for a minute")
-		assert.Equal(t, 30*time.Second, l.Wait(key, now.Add(30*time.Second)), "the lock runs down")
-		assert.Zero(t, l.Wait(key, now.Add(time.Minute)), "and ends")
+		assert.Equal(t, r.Base, l.Wait(key, now), "the threshold's failure locks for Base")
+		assert.Equal(t, r.Base-time.Minute, l.Wait(key, now.Add(time.Minute)), "the lock runs down")
+		assert.Zero(t, l.Wait(key, now.Add(r.Base)), "and ends")
 
-		wants := []time.Duration{2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 16 * time.Minute, 32 * time.Minute, time.Hour, time.Hour}
-		for _, want := range wants {
-			now = now.Add(time.Hour)
+		want := r.Base
+		for range 6 {
+			want = min(2*want, r.Max)
+			now = now.Add(r.Max)
 			l.Fail(key, now)
-			assert.Equal(t, want, l.Wait(key, now), "each further failure doubles the lock, up to an hour")
+			assert.Equal(t, want, l.Wait(key, now), "each further failure doubles the lock, up to Max")
 		}
-		assert.Zero(t, l.Wait("email:other@example.com", now), "keys are apart")
+		assert.Equal(t, r.Max, want, "the loop reached Max")
+		assert.Zero(t, l.Wait("login:other@example.com|192.0.2.1", now), "keys are apart")
 
 		l.Reset(key)
 		assert.Zero(t, l.Wait(key, now), "a success forgets the key")
 		l.Fail(key, now)
 		assert.Zero(t, l.Wait(key, now), "and counting starts again")
 
-		for range 5 {
+		for range r.Threshold {
 			l.Fail(key, now)
 		}
 		assert.Positive(t, l.Wait(key, now))
@@ -64,11 +68,19 @@ func TestLockoutGrowsAndResets(t *testing.T) {
 		l.Fail(key, later)
 		assert.Zero(t, l.Wait(key, later), "failures a day old are forgotten")
 
+		email := "email:ann@example.com"
+		for range account.EmailLockout.Threshold - 1 {
+			l.Fail(email, now)
+		}
+		assert.Zero(t, l.Wait(email, now), "an email across networks gets 100 failures")
+		l.Fail(email, now)
+		assert.Equal(t, account.EmailLockout.Base, l.Wait(email, now))
+
 		ip := "ip:192.0.2.1"
 		for range 19 {
 			l.Fail(ip, now)
 		}
-		assert.Zero(t, l.Wait(ip, now), "an IP address gets 20 failures")
+		assert.Zero(t, l.Wait(ip, now), "a client network gets 20 failures")
 		l.Fail(ip, now)
 		assert.Equal(t, time.Minute, l.Wait(ip, now))
 	})

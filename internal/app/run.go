@@ -62,18 +62,25 @@ type LinkDomainDeps struct {
 
 // NewLinkDomain returns the link-domain handler over the resolver, with
 // /readyz pinging the store; the server secret signs its password forms and
-// cookies, and the limiter (the API's) counts password attempts.
+// cookies, and the limiter (the API's) counts password attempts. With
+// --redis the wrong passwords per link are counted in Redis too, so that a
+// locked link is locked on every replica; otherwise in this process.
 func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
+	var lockout ratelimit.Lockout
+	if r, ok := d.Limiter.(*ratelimit.Redis); ok {
+		lockout = r.Lockout(func(string) ratelimit.LockoutRule { return httpapi.DefaultLinkLockout }, d.Log)
+	}
 	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
-		Resolver:       d.Resolver,
-		Ready:          d.Store.Ping,
-		ReadyTimeout:   zeroDisables(d.Config.DBTimeout),
-		ShortURLBase:   d.Config.ShortURLBase,
-		TrustedProxies: d.Config.TrustedProxies,
-		Logger:         d.Log,
-		Secret:         d.Secret,
-		Limiter:        d.Limiter,
-		OnRedirect:     httpapi.RecordClicks(d.Clicks, params.Options{}),
+		PasswordLockout: lockout,
+		Resolver:        d.Resolver,
+		Ready:           d.Store.Ping,
+		ReadyTimeout:    zeroDisables(d.Config.DBTimeout),
+		ShortURLBase:    d.Config.ShortURLBase,
+		TrustedProxies:  d.Config.TrustedProxies,
+		Logger:          d.Log,
+		Secret:          d.Secret,
+		Limiter:         d.Limiter,
+		OnRedirect:      httpapi.RecordClicks(d.Clicks, params.Options{}),
 	})
 }
 
