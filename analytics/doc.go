@@ -102,8 +102,13 @@
 //
 // Queries answers the click analytics of issue 15, a time series and a
 // breakdown, for the REST handlers and the MCP tool alike, over a
-// QueryStore that package store implements with SQL over the clicks.
-// The store counts clicks per UTC quarter hour (Slot) and Queries places
+// QueryStore that package store implements with counts rolled up per
+// quarter hour and day when the batch is written, scanning raw clicks
+// only for the combinations of filters the rollups do not hold (see
+// docs/decisions.md, "Click analytics"). Queries widens every window to
+// whole slots (Window.OnSlots) after checking the plan's rules on it, so
+// that the rollups answer exactly. The store counts clicks per UTC
+// quarter hour (Slot) and Queries places
 // the quarter hours in local buckets (Buckets, BucketIndex), so that
 // every zone and daylight saving change is exact. Installs are counted
 // with the click they were attributed to. Clicks counted but not stored

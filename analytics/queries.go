@@ -438,13 +438,20 @@ func (q *Queries) unstored(ctx context.Context, set ClickSet) (*int64, error) {
 	return &n, nil
 }
 
-// window resolves the window of organization orgID's query now.
+// window resolves the window of organization orgID's query now, and
+// widens it to whole slots (Window.OnSlots): the plan's look-back and
+// retention are checked on the window as asked, and the answer's window
+// is the widened one.
 func (q *Queries) window(ctx context.Context, orgID uuid.UUID, from, to *time.Time) (Window, error) {
 	o, err := q.orgs.ByID(ctx, orgID)
 	if err != nil {
 		return Window{}, err
 	}
-	return ResolveWindow(o.Plan, from, to, q.clock())
+	w, err := ResolveWindow(o.Plan, from, to, q.clock())
+	if err != nil {
+		return w, err
+	}
+	return w.OnSlots(), nil
 }
 
 // loadZone returns the IANA zone name; "Local" and "" are refused, so that

@@ -37,6 +37,19 @@ type Window struct {
 	To   time.Time `json:"to"`
 }
 
+// OnSlots returns w widened to whole slots of UTC: From rounded down and
+// To rounded up to a quarter hour (Slot). The analytics queries read
+// windows so widened, which the store's rollups answer exactly; the
+// buckets of a time series start on local midnights or hours, which are
+// quarter hours of UTC in every zone in use.
+func (w Window) OnSlots() Window {
+	out := Window{From: SlotOf(w.From), To: SlotOf(w.To)}
+	if out.To.Before(w.To.UTC()) {
+		out.To = out.To.Add(Slot)
+	}
+	return out
+}
+
 // ResolveWindow applies the plan rules to a requested window of an
 // organization on plan at now. from and to may be nil (absent): to defaults
 // to now and from to DefaultWindow before to. Then:

@@ -60,3 +60,23 @@ func TestResolveWindow(t *testing.T) {
 		})
 	}
 }
+
+// A window is widened to whole quarter hours of UTC, whatever the offset
+// its times carry; a window already on them is kept.
+func TestWindowOnSlots(t *testing.T) {
+	t.Parallel()
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		require.NoError(t, err)
+		return v
+	}
+	for _, tc := range []struct{ name, from, to, wantFrom, wantTo string }{
+		{"on quarter hours", "2026-11-22T12:00:00Z", "2026-11-22T12:30:00Z", "2026-11-22T12:00:00Z", "2026-11-22T12:30:00Z"},
+		{"from down, to up", "2026-11-22T12:07:30.5Z", "2026-11-22T12:30:00.001Z", "2026-11-22T12:00:00Z", "2026-11-22T12:45:00Z"},
+		{"offsets become UTC", "2026-11-22T17:50:00+05:45", "2026-11-22T13:01:00+01:00", "2026-11-22T12:00:00Z", "2026-11-22T12:15:00Z"},
+	} {
+		w := analytics.Window{From: at(tc.from), To: at(tc.to)}.OnSlots()
+		assert.Equal(t, at(tc.wantFrom), w.From, tc.name)
+		assert.Equal(t, at(tc.wantTo), w.To, tc.name)
+	}
+}

@@ -290,10 +290,12 @@ func loadScaleWorld(b *testing.B, s *store.Store, n int, capture *sqlCapture) *s
 		_, err := s.DB().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 		require.NoError(b, err)
 	} else {
-		// What autovacuum does to a table that grew: the visibility map
-		// and the statistics.
-		_, err := s.DB().ExecContext(ctx, "VACUUM ANALYZE clicks")
-		require.NoError(b, err)
+		// What autovacuum does to the tables that grew: the visibility
+		// map and the statistics.
+		for _, table := range []string{"clicks", "click_rollup_slots", "click_rollup_dims", "click_rollup_dim_days"} {
+			_, err := s.DB().ExecContext(ctx, "VACUUM ANALYZE "+table)
+			require.NoError(b, err)
+		}
 	}
 	return newScaleWorld(b, s, o, capture)
 }
@@ -503,7 +505,8 @@ func (c *sqlCapture) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 }
 
 // explainScaleQuery runs a query once more, capturing its statements, and
-// logs the plan of the one that counts clicks (the one grouping clicks).
+// logs the plan of the ones that count clicks (those grouping raw clicks,
+// and those reading the rollups).
 func explainScaleQuery(b *testing.B, w *scaleWorld, run func() error) {
 	ctx := context.Background()
 	w.capture.mu.Lock()
@@ -516,7 +519,8 @@ func explainScaleQuery(b *testing.B, w *scaleWorld, run func() error) {
 	w.capture.mu.Unlock()
 	require.NoError(b, err)
 	for _, q := range stmts {
-		if !strings.Contains(q, "FROM clicks AS c") || !strings.Contains(q, "GROUP BY") {
+		counts := strings.Contains(q, "FROM clicks AS c") && strings.Contains(q, "GROUP BY")
+		if !counts && !strings.Contains(q, "click_rollup_") {
 			continue
 		}
 		explain := "EXPLAIN QUERY PLAN "

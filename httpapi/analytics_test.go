@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/geo"
@@ -130,15 +131,20 @@ func (h *analyticsHarness) redirect(t testing.TB, v analyticsVisit) {
 	require.Equal(t, http.StatusFound, resp.StatusCode)
 }
 
-// attribute inserts an install attributed to click.
+// attribute records an install attributed to click through the store's
+// claim, as the matcher does, so that the click rollups count it.
 func attribute(t testing.TB, s *store.Store, orgID, click uuid.UUID, at time.Time) {
 	t.Helper()
-	row := map[string]any{
-		"id": uuid.Must(uuid.NewV7()), "org_id": orgID, "click_id": click, "match_type": "deterministic",
-		"match_confidence": 1.0, "match_guaranteed": true, "installed_at": at, "ip": "198.51.100.20", "platform": "ios",
+	id := uuid.Must(uuid.NewV7())
+	mt := attribution.MatchDeterministic
+	rec := attribution.InstallRecord{
+		Install: attribution.Install{ID: id, ClickID: &click, MatchGuaranteed: true, InstalledAt: at},
+		OrgID:   orgID, IP: "198.51.100.20", Platform: attribution.PlatformIOS,
+		Payload: &attribution.Payload{MatchType: mt, MatchConfidence: 1},
 	}
-	_, err := s.DB().NewInsert().Model(&row).TableExpr("installs").Exec(context.Background())
-	require.NoError(t, err)
+	att := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, Matched: true, MatchType: &mt,
+		InstallID: &id, CreatedAt: at, Platform: attribution.PlatformIOS}
+	require.NoError(t, s.Claim(context.Background(), rec, att))
 }
 
 type seriesBody struct {
@@ -512,8 +518,9 @@ func TestAnalyticsWindows(t *testing.T) {
 		paths := []string{"/v1/analytics/timeseries", "/v1/analytics/breakdown?by=country"}
 
 		b := h.series(t, key)
-		assert.True(t, now.Add(-30*day).Equal(b.Window.From), "the last 30 days by default")
-		assert.True(t, now.Equal(b.Window.To))
+		// The window is widened to whole quarter hours of UTC.
+		assert.True(t, analytics.SlotOf(now.Add(-30*day)).Equal(b.Window.From), "the last 30 days by default")
+		assert.True(t, analytics.SlotOf(now).Add(analytics.Slot).Equal(b.Window.To))
 		assert.Equal(t, "day", b.Window.Interval)
 		assert.Equal(t, "UTC", b.Window.Timezone)
 		assert.Len(t, b.Data, 31, "every day, zeros included")
@@ -534,7 +541,7 @@ func TestAnalyticsWindows(t *testing.T) {
 		bd := h.breakdown(t, key, "by", "country", "from", rfc(now.Add(-45*day)))
 		assert.Equal(t, int64(2), bd.Total.Clicks, "a paid plan reads its retention")
 		bd = h.breakdown(t, key, "by", "country", "from", rfc(now.Add(-500*day)))
-		assert.True(t, now.Add(-365*day).Equal(bd.Window.From), "from is raised to the start of retention")
+		assert.True(t, analytics.SlotOf(now.Add(-365*day)).Equal(bd.Window.From), "from is raised to the start of retention")
 		for _, p := range paths {
 			resp := h.get(t, key, p+sep(p)+"from="+url.QueryEscape(rfc(now.Add(-800*day)))+"&to="+url.QueryEscape(rfc(now.Add(-400*day))))
 			assertError(t, resp, http.StatusUnprocessableEntity, errcode.RetentionWindowUnavailable)

@@ -9,115 +9,353 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/hoplink/hoplink/analytics"
 )
 
 var _ analytics.QueryStore = (*Store)(nil)
 
-// The analytics queries read raw clicks: they group the clicks of the
-// window (whereClicks) by slot or by a column, and count with each click
-// the install attributed to it, through the unique index on
-// installs.click_id. (clicks.claimed_by_install is not used: a session's
-// claim marks several clicks with one install.)
+// The analytics queries read the click rollups (rollups.go) when they can
+// answer the question exactly, and scan raw clicks (scanClicks) when they
+// cannot:
+//   - a window whose ends are not quarter hours of UTC is scanned (the
+//     analytics service rounds its windows to quarter hours, so this is
+//     for other callers);
+//   - a time series without a filter reads click_rollup_slots; with one
+//     filter of link_id, app_id, domain, source, platform, country,
+//     utm_source, utm_medium or utm_campaign it reads click_rollup_dims at
+//     that value; with tag alone, or for a member reading their own links,
+//     it reads click_rollup_dims of dimension link at those links;
+//   - a breakdown without a filter reads click_rollup_dim_days for the
+//     whole UTC days of the window and click_rollup_dims for the quarter
+//     hours at its edges; a member's breakdown by link does the same for
+//     their links;
+//   - every other combination (several filters, a filter with a member's
+//     reach, a breakdown with a filter) is scanned.
+//
+// A scan counts installs by click id: the installs whose click is one of
+// the window's clicks, read through the unique index on installs.click_id.
+// (clicks.claimed_by_install is not used: a session's claim marks several
+// clicks with one install.)
 
-// slotSeconds is analytics.Slot in seconds.
-const slotSeconds = int64(analytics.Slot / time.Second)
-
-// dimensionColumns are the columns of clicks that each dimension groups by.
-var dimensionColumns = map[analytics.Dimension]string{
-	analytics.DimLink:         "c.link_id",
-	analytics.DimApp:          "c.app_id",
-	analytics.DimDomain:       "c.domain",
-	analytics.DimSource:       "c.source",
-	analytics.DimPlatform:     "c.platform",
-	analytics.DimOS:           "c.os",
-	analytics.DimOSVersion:    "c.os_version",
-	analytics.DimBrowser:      "c.browser",
-	analytics.DimDeviceModel:  "c.device_model",
-	analytics.DimInAppBrowser: "c.in_app_browser",
-	analytics.DimCountry:      "c.country",
-	analytics.DimRefererHost:  "c.referer_host",
-	analytics.DimUTMSource:    "c.utm_source",
-	analytics.DimUTMMedium:    "c.utm_medium",
-	analytics.DimUTMCampaign:  "c.utm_campaign",
-	analytics.DimUTMTerm:      "c.utm_term",
-	analytics.DimUTMContent:   "c.utm_content",
+// rollupFilterDims are the filters a rollup answers alone, with the
+// dimension whose value each matches.
+func rollupFilterDim(f analytics.Filter) (analytics.Dimension, string, bool) {
+	n := 0
+	var dim analytics.Dimension
+	var value string
+	for _, c := range []struct {
+		d analytics.Dimension
+		v *string
+	}{
+		{analytics.DimDomain, f.Domain}, {analytics.DimSource, f.Source}, {analytics.DimPlatform, f.Platform},
+		{analytics.DimCountry, f.Country}, {analytics.DimUTMSource, f.UTMSource},
+		{analytics.DimUTMMedium, f.UTMMedium}, {analytics.DimUTMCampaign, f.UTMCampaign},
+	} {
+		if c.v != nil {
+			n, dim, value = n+1, c.d, *c.v
+		}
+	}
+	if f.LinkID != nil {
+		n, dim, value = n+1, analytics.DimLink, f.LinkID.String()
+	}
+	if f.AppID != nil {
+		n, dim, value = n+1, analytics.DimApp, f.AppID.String()
+	}
+	if f.Tag != nil {
+		n++
+	}
+	return dim, value, n == 1 && f.Tag == nil
 }
 
-// clickSetQuery returns a query over set's clicks (alias c) joined to their
-// installs (alias i) that counts both.
-func (s *Store) clickSetQuery(set analytics.ClickSet) *bun.SelectQuery {
-	q := s.db.NewSelect().TableExpr("clicks AS c").
-		Join("LEFT JOIN installs AS i ON i.click_id = c.id").
-		ColumnExpr("count(*) AS clicks").ColumnExpr("count(i.id) AS installs")
-	q = s.whereClicks(q, set.OrgID, analytics.Window{From: set.Window.From.UTC(), To: set.Window.To.UTC()}, set.Filter)
-	if set.CreatedBy != nil {
-		q = q.Where("c.link_id IN (?)", s.db.NewSelect().Table("links").Column("id").
-			Where("org_id = ? AND created_by = ?", set.OrgID, *set.CreatedBy))
-	}
-	return q
+// onSlots reports whether w starts and ends on quarter hours.
+func onSlots(w analytics.Window) bool {
+	return w.From.Equal(analytics.SlotOf(w.From)) && w.To.Equal(analytics.SlotOf(w.To))
 }
 
-// slotExpr is the SQL of the Unix second at which a click's slot starts.
-func (s *Store) slotExpr() string {
-	if s.db.Dialect().Name() == dialect.PG {
-		return fmt.Sprintf("CAST(floor(extract(epoch FROM c.occurred_at) / %d) AS bigint) * %d", slotSeconds, slotSeconds)
+// linksOf returns the ids, as rollup values, of organization orgID's links
+// that member createdBy created, or that carry tag.
+func (s *Store) linksOf(ctx context.Context, orgID uuid.UUID, createdBy *uuid.UUID, tag *string) ([]string, error) {
+	q := s.db.NewSelect().TableExpr("links AS l").ColumnExpr("l.id").Where("l.org_id = ?", orgID)
+	if createdBy != nil {
+		q = q.Where("l.created_by = ?", *createdBy)
 	}
-	// SQLite keeps times as text with their offset, which strftime reads.
-	return fmt.Sprintf("(CAST(strftime('%%s', c.occurred_at) AS INTEGER) / %d) * %d", slotSeconds, slotSeconds)
+	if tag != nil {
+		tagged := "EXISTS (SELECT 1 FROM json_each(l.tags) AS t WHERE t.value = ?)"
+		if s.db.Dialect().Name() == dialect.PG {
+			tagged = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(l.tags::jsonb) AS t(value) WHERE t.value = ?)"
+		}
+		q = q.Where(tagged, *tag)
+	}
+	var ids []uuid.UUID
+	if err := q.Scan(ctx, &ids); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	return out, nil
+}
+
+// seriesValues returns the dimension and values of click_rollup_dims
+// that hold set's clicks, or ok false when set needs click_rollup_slots
+// (all false) or a scan (scan true).
+func (s *Store) seriesValues(ctx context.Context, set analytics.ClickSet) (dim analytics.Dimension, values []string, whole, scan bool, err error) {
+	f := set.Filter
+	switch {
+	case f == (analytics.Filter{}) && set.CreatedBy == nil:
+		return "", nil, true, false, nil
+	case f == (analytics.Filter{}) || (set.CreatedBy == nil && f == analytics.Filter{Tag: f.Tag}):
+		values, err = s.linksOf(ctx, set.OrgID, set.CreatedBy, f.Tag)
+		return analytics.DimLink, values, false, false, err
+	case set.CreatedBy == nil:
+		if d, v, ok := rollupFilterDim(f); ok {
+			return d, []string{v}, false, false, nil
+		}
+	}
+	return "", nil, false, true, nil
 }
 
 // CountClickSlots implements analytics.QueryStore.
 func (s *Store) CountClickSlots(ctx context.Context, set analytics.ClickSet) ([]analytics.SlotCount, error) {
+	if !onSlots(set.Window) {
+		return s.countSlotsScan(ctx, set)
+	}
+	dim, values, whole, scan, err := s.seriesValues(ctx, set)
+	if err != nil {
+		return nil, s.err("count click slots", err)
+	}
+	if scan {
+		return s.countSlotsScan(ctx, set)
+	}
 	var rows []struct {
 		Slot     int64 `bun:"slot"`
 		Clicks   int64 `bun:"clicks"`
 		Installs int64 `bun:"installs"`
 	}
-	err := s.clickSetQuery(set).ColumnExpr(s.slotExpr()+" AS slot").GroupExpr("slot").Scan(ctx, &rows)
-	if err != nil {
+	from, to := set.Window.From.Unix(), set.Window.To.Unix()
+	var q *bun.SelectQuery
+	if whole {
+		q = s.db.NewSelect().Model((*rollupSlotRow)(nil)).Column("slot", "clicks", "installs").
+			Where("org_id = ? AND slot >= ? AND slot < ?", set.OrgID, from, to)
+	} else {
+		if len(values) == 0 {
+			return nil, nil
+		}
+		q = s.db.NewSelect().Model((*rollupDimRow)(nil)).Column("slot").
+			ColumnExpr("sum(clicks) AS clicks").ColumnExpr("sum(installs) AS installs").
+			Where("org_id = ? AND dim = ? AND value IN (?) AND slot >= ? AND slot < ?",
+				set.OrgID, string(dim), bun.List(values), from, to).
+			GroupExpr("slot")
+	}
+	if s.db.Dialect().Name() == dialect.PG {
+		// One row of three arrays: reading 8,641 rows (90 days) one by
+		// one through the driver cost the series most of its time.
+		var slots, clicks, installs []int64
+		err = s.db.NewSelect().TableExpr("(?) AS r", q).
+			ColumnExpr("array_agg(r.slot), array_agg(r.clicks), array_agg(r.installs)").
+			Scan(ctx, pgdialect.Array(&slots), pgdialect.Array(&clicks), pgdialect.Array(&installs))
+		if err != nil {
+			return nil, s.err("count click slots", err)
+		}
+		if len(clicks) != len(slots) || len(installs) != len(slots) {
+			return nil, fmt.Errorf("store: count click slots: arrays of %d, %d and %d", len(slots), len(clicks), len(installs))
+		}
+		rows = make([]struct {
+			Slot     int64 `bun:"slot"`
+			Clicks   int64 `bun:"clicks"`
+			Installs int64 `bun:"installs"`
+		}, len(slots))
+		for i := range slots {
+			rows[i].Slot, rows[i].Clicks, rows[i].Installs = slots[i], clicks[i], installs[i]
+		}
+	} else if err = q.Scan(ctx, &rows); err != nil {
 		return nil, s.err("count click slots", err)
 	}
-	out := make([]analytics.SlotCount, len(rows))
-	for i, r := range rows {
-		out[i] = analytics.SlotCount{Start: time.Unix(r.Slot, 0).UTC(), Clicks: r.Clicks, Installs: r.Installs}
+	out := make([]analytics.SlotCount, 0, len(rows))
+	for _, r := range rows {
+		if r.Clicks != 0 || r.Installs != 0 {
+			out = append(out, analytics.SlotCount{Start: time.Unix(r.Slot, 0).UTC(), Clicks: r.Clicks, Installs: r.Installs})
+		}
 	}
 	return out, nil
 }
 
-// CountClicksBy implements analytics.QueryStore. Empty text and a NULL
-// app id are the unknown value.
+// CountClicksBy implements analytics.QueryStore.
 func (s *Store) CountClicksBy(ctx context.Context, set analytics.ClickSet, by analytics.Dimension) ([]analytics.ValueCount, error) {
-	col, ok := dimensionColumns[by]
-	if !ok {
+	if !by.Valid() {
 		return nil, fmt.Errorf("store: count clicks by %q: no such dimension", by)
 	}
-	var rows []struct {
-		Value    sql.NullString `bun:"value"`
-		Clicks   int64          `bun:"clicks"`
-		Installs int64          `bun:"installs"`
+	var values []string
+	switch {
+	case !onSlots(set.Window) || set.Filter != (analytics.Filter{}):
+		return s.countByScan(ctx, set, by)
+	case set.CreatedBy != nil && by != analytics.DimLink:
+		return s.countByScan(ctx, set, by)
+	case set.CreatedBy != nil:
+		var err error
+		if values, err = s.linksOf(ctx, set.OrgID, set.CreatedBy, nil); err != nil {
+			return nil, s.err("count clicks by "+string(by), err)
+		}
+		if len(values) == 0 {
+			return nil, nil
+		}
 	}
-	err := s.clickSetQuery(set).ColumnExpr(col+" AS value").GroupExpr(col).Scan(ctx, &rows)
+	// Whole UTC days from click_rollup_dim_days, the quarter hours before
+	// the first and after the last from click_rollup_dims.
+	from, to := set.Window.From.UTC(), set.Window.To.UTC()
+	firstDay, lastDay := utcDay(from), utcDay(to)
+	if firstDay.Before(from) {
+		firstDay = firstDay.Add(24 * time.Hour)
+	}
+	type valueRow struct {
+		Value    string `bun:"value"`
+		Clicks   int64  `bun:"clicks"`
+		Installs int64  `bun:"installs"`
+	}
+	var rows []valueRow
+	sum := func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = q.Column("value").ColumnExpr("sum(clicks) AS clicks").ColumnExpr("sum(installs) AS installs").
+			Where("org_id = ? AND dim = ?", set.OrgID, string(by)).GroupExpr("value")
+		if values != nil {
+			q = q.Where("value IN (?)", bun.List(values))
+		}
+		return q
+	}
+	// Each edge is one range of the index on (org_id, dim, slot), which
+	// SQLite is told to use: without statistics it would read every
+	// quarter hour of the dimension through the primary key.
+	slotRange := func(from, to time.Time) error {
+		if !from.Before(to) {
+			return nil
+		}
+		table := "click_rollup_dims AS rd"
+		if s.db.Dialect().Name() != dialect.PG {
+			table += " INDEXED BY click_rollup_dims_org_id_dim_slot_idx"
+		}
+		var part []valueRow
+		if err := sum(s.db.NewSelect().TableExpr(table)).
+			Where("slot >= ? AND slot < ?", from.Unix(), to.Unix()).Scan(ctx, &part); err != nil {
+			return err
+		}
+		rows = append(rows, part...)
+		return nil
+	}
+	if firstDay.Before(lastDay) {
+		if err := sum(s.db.NewSelect().Model((*rollupDayRow)(nil))).
+			Where("day >= ? AND day < ?", firstDay.Unix(), lastDay.Unix()).Scan(ctx, &rows); err != nil {
+			return nil, s.err("count clicks by "+string(by), err)
+		}
+		if err := slotRange(from, firstDay); err != nil {
+			return nil, s.err("count clicks by "+string(by), err)
+		}
+		if err := slotRange(lastDay, to); err != nil {
+			return nil, s.err("count clicks by "+string(by), err)
+		}
+	} else if err := slotRange(from, to); err != nil {
+		return nil, s.err("count clicks by "+string(by), err)
+	}
+	counts := map[string]*analytics.ValueCount{}
+	for _, r := range rows {
+		vc := counts[r.Value]
+		if vc == nil {
+			vc = &analytics.ValueCount{}
+			if r.Value != "" {
+				v := r.Value
+				vc.Value = &v
+			}
+			counts[r.Value] = vc
+		}
+		vc.Clicks += r.Clicks
+		vc.Installs += r.Installs
+	}
+	return valueCounts(counts), nil
+}
+
+// valueCounts returns the counts with clicks or installs, in any order.
+func valueCounts(counts map[string]*analytics.ValueCount) []analytics.ValueCount {
+	out := make([]analytics.ValueCount, 0, len(counts))
+	for _, vc := range counts {
+		if vc.Clicks != 0 || vc.Installs != 0 {
+			out = append(out, *vc)
+		}
+	}
+	return out
+}
+
+// attributedClicks returns the ids of set's window's clicks that an
+// install was attributed to, each with its number of installs.
+func (s *Store) attributedClicks(ctx context.Context, set analytics.ClickSet) (map[uuid.UUID]int64, error) {
+	var ids []uuid.UUID
+	err := s.db.NewSelect().TableExpr("installs AS i").Join("JOIN clicks AS c ON c.id = i.click_id").
+		ColumnExpr("i.click_id").
+		Where("c.org_id = ? AND c.occurred_at >= ? AND c.occurred_at < ?", set.OrgID, set.Window.From.UTC(), set.Window.To.UTC()).
+		Scan(ctx, &ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]int64, len(ids))
+	for _, id := range ids {
+		out[id]++
+	}
+	return out, nil
+}
+
+// countSlotsScan is CountClickSlots over raw clicks.
+func (s *Store) countSlotsScan(ctx context.Context, set analytics.ClickSet) ([]analytics.SlotCount, error) {
+	installs, err := s.attributedClicks(ctx, set)
+	if err != nil {
+		return nil, s.err("count click slots", err)
+	}
+	slots := map[time.Time]*analytics.SlotCount{}
+	err = s.scanClicks(ctx, set.OrgID, set.Window, set.Filter, set.CreatedBy, func(c *analytics.Click) error {
+		slot := analytics.SlotOf(c.OccurredAt)
+		sc := slots[slot]
+		if sc == nil {
+			sc = &analytics.SlotCount{Start: slot}
+			slots[slot] = sc
+		}
+		sc.Clicks++
+		sc.Installs += installs[c.ID]
+		return nil
+	})
+	if err != nil {
+		return nil, s.err("count click slots", err)
+	}
+	out := make([]analytics.SlotCount, 0, len(slots))
+	for _, sc := range slots {
+		out = append(out, *sc)
+	}
+	return out, nil
+}
+
+// countByScan is CountClicksBy over raw clicks.
+func (s *Store) countByScan(ctx context.Context, set analytics.ClickSet, by analytics.Dimension) ([]analytics.ValueCount, error) {
+	installs, err := s.attributedClicks(ctx, set)
 	if err != nil {
 		return nil, s.err("count clicks by "+string(by), err)
 	}
-	out := make([]analytics.ValueCount, 0, len(rows))
-	unknown := -1
-	for _, r := range rows {
-		if !r.Value.Valid || r.Value.String == "" {
-			if unknown < 0 {
-				unknown = len(out)
-				out = append(out, analytics.ValueCount{})
+	counts := map[string]*analytics.ValueCount{}
+	err = s.scanClicks(ctx, set.OrgID, set.Window, set.Filter, set.CreatedBy, func(c *analytics.Click) error {
+		v := rollupValue(c, by)
+		vc := counts[v]
+		if vc == nil {
+			vc = &analytics.ValueCount{}
+			if v != "" {
+				vc.Value = &v
 			}
-			out[unknown].Clicks += r.Clicks
-			out[unknown].Installs += r.Installs
-			continue
+			counts[v] = vc
 		}
-		v := r.Value.String
-		out = append(out, analytics.ValueCount{Value: &v, Clicks: r.Clicks, Installs: r.Installs})
+		vc.Clicks++
+		vc.Installs += installs[c.ID]
+		return nil
+	})
+	if err != nil {
+		return nil, s.err("count clicks by "+string(by), err)
 	}
-	return out, nil
+	return valueCounts(counts), nil
 }
 
 // UnstoredClicks implements analytics.QueryStore.

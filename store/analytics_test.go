@@ -10,19 +10,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
 
-// attributedInstall inserts an install of organization orgID attributed to click.
+// attributedInstall records an install of organization orgID attributed to
+// click through Claim, as the matcher does, so that the rollups count it.
 func attributedInstall(t *testing.T, s *store.Store, orgID, click uuid.UUID, at time.Time) {
 	t.Helper()
-	row := map[string]any{
-		"id": uuid.Must(uuid.NewV7()), "org_id": orgID, "click_id": click, "match_type": "deterministic",
-		"match_confidence": 1.0, "match_guaranteed": true, "installed_at": at, "ip": "203.0.113.7", "platform": "ios",
+	id := uuid.Must(uuid.NewV7())
+	mt := attribution.MatchDeterministic
+	rec := attribution.InstallRecord{
+		Install: attribution.Install{ID: id, ClickID: &click, MatchGuaranteed: true, InstalledAt: at},
+		OrgID:   orgID, IP: "203.0.113.7", Platform: attribution.PlatformIOS,
+		Payload: &attribution.Payload{MatchType: mt, MatchConfidence: 1},
 	}
-	_, err := s.DB().NewInsert().Model(&row).TableExpr("installs").Exec(t.Context())
-	require.NoError(t, err)
+	att := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, Matched: true, MatchType: &mt,
+		InstallID: &id, CreatedAt: at, Platform: attribution.PlatformIOS}
+	require.NoError(t, s.Claim(t.Context(), rec, att))
 }
 
 // The slots hold every click of the window, cut exactly at its edges, with
@@ -94,6 +100,10 @@ func TestCountClicksBy(t *testing.T) {
 		b.Country, b.Referer, b.UTMSource = "", "", ""
 		d := newClick(plain, c.next())
 		d.Country, d.Referer = "US", "https://WWW.Example.com:8443/x"
+		// A tap id keeps d a row attribution can read, so that an install
+		// can be attributed to it.
+		tap := uuid.Must(uuid.NewV7())
+		d.TapID = &tap
 		e := newClick(mine, c.next())
 		_, err := s.InsertClicks(ctx, []analytics.Click{a, b, d, e})
 		require.NoError(t, err)

@@ -634,6 +634,9 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 				return attribution.ErrClaimed
 			}
 		}
+		if err := s.onInstallAttributed(ctx, tx, in.OrgID, in.ClickID); err != nil {
+			return err
+		}
 		_, err := tx.NewInsert().Model(&att).Exec(ctx)
 		return err
 	})
@@ -671,7 +674,7 @@ func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, row 
 		if in.ClickID != nil && !slices.Contains(updated, *in.ClickID) && slices.Contains(in.ClaimedClickIDs, *in.ClickID) {
 			return attribution.ErrClaimed
 		}
-		return nil
+		return s.onInstallAttributed(ctx, tx, in.OrgID, in.ClickID)
 	})
 	if errors.Is(err, attribution.ErrClaimed) {
 		return err

@@ -40,6 +40,14 @@
 // never see a bun.Tx). Its connections belong to users and are scoped by
 // the user's id.
 //
+// Click analytics read rollups (rollups.go): counts per organization and
+// UTC quarter hour, per dimension value and quarter hour, and per
+// dimension value and UTC day, that change only in the transaction that
+// changes what they count (a batch of clicks stored, an install attributed
+// to a click, a deleted link's clicks removed) and that the purge deletes
+// past retention. analytics.go says which queries they answer and which
+// scan raw clicks (scanClicks).
+//
 // Package store/storetest runs one test body on SQLite and, when
 // HOPLINK_TEST_POSTGRES holds a DSN, on PostgreSQL.
 //

@@ -63,11 +63,16 @@ func (s *Store) DeleteAttemptsBefore(ctx context.Context, orgID uuid.UUID, befor
 	return s.purgeRows(ctx, "purge attempts", "attribution_attempts", "id", "org_id = ? AND created_at < ?", orgID, before, limit)
 }
 
-// DeleteUnstoredBefore implements analytics.PurgeStore.
+// DeleteUnstoredBefore implements analytics.PurgeStore. It first deletes
+// the organization's click rollups older than before (deleteRollupsBefore),
+// which the count it returns leaves out.
 func (s *Store) DeleteUnstoredBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
 	// click_unstored's key is (org_id, slot): the organization's slots are
 	// chosen by the subquery, and the outer statement keeps to the
 	// organization.
+	if err := s.deleteRollupsBefore(ctx, orgID, before, limit); err != nil {
+		return 0, err
+	}
 	return s.purgeRows(ctx, "purge unstored clicks", "click_unstored", "slot", "org_id = ? AND slot < ?", orgID, before, limit, orgID)
 }
 

@@ -146,7 +146,11 @@ func clickSegmentsUp(ctx context.Context, db *bun.DB) error {
 				return err
 			}
 		}
-		_, err := tx.NewDelete().Table("clicks").Where(clickNotCandidate).Exec(ctx)
+		// A click an install was attributed to stays a row too, so that
+		// the install keeps its click_id (installs.click_id is SET NULL
+		// when its click goes).
+		_, err := tx.NewDelete().Table("clicks").Where(clickNotCandidate).
+			Where("NOT EXISTS (SELECT 1 FROM installs AS i WHERE i.click_id = clicks.id)").Exec(ctx)
 		return err
 	})
 }

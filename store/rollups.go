@@ -1,0 +1,389 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/hoplink/hoplink/analytics"
+)
+
+// The click rollups (migration 20261126000001) hold, per organization, the
+// clicks and the installs attributed to them per UTC quarter hour
+// (click_rollup_slots), per dimension value and quarter hour
+// (click_rollup_dims) and per dimension value and UTC day
+// (click_rollup_dim_days), slots and days as the Unix second they start
+// at. A value is "" when it is unknown (an empty
+// field, a link without an app). They change only inside the transaction
+// that changes what they count: the batch that stores clicks
+// (onClicksStored), the claim that attributes an install to a click
+// (onInstallAttributed), the removal of a deleted link's clicks
+// (onClicksRemoved); the purge deletes the rows older than the plan's
+// retention (deleteRollupsBefore). Every change is one multi-row upsert
+// per table that adds to the counts, its rows in key order so that two
+// writers on PostgreSQL take their row locks in the same order and never
+// deadlock.
+
+// rollupSlotRow is a row of click_rollup_slots.
+type rollupSlotRow struct {
+	bun.BaseModel `bun:"table:click_rollup_slots,alias:rs"`
+
+	OrgID    uuid.UUID `bun:"org_id,pk"`
+	Slot     int64     `bun:"slot,pk"`
+	Clicks   int64     `bun:"clicks"`
+	Installs int64     `bun:"installs"`
+}
+
+// rollupDimRow is a row of click_rollup_dims.
+type rollupDimRow struct {
+	bun.BaseModel `bun:"table:click_rollup_dims,alias:rd"`
+
+	OrgID    uuid.UUID `bun:"org_id,pk"`
+	Dim      string    `bun:"dim,pk"`
+	Value    string    `bun:"value,pk"`
+	Slot     int64     `bun:"slot,pk"`
+	Clicks   int64     `bun:"clicks"`
+	Installs int64     `bun:"installs"`
+}
+
+// rollupDayRow is a row of click_rollup_dim_days; Day is a UTC midnight.
+type rollupDayRow struct {
+	bun.BaseModel `bun:"table:click_rollup_dim_days,alias:rdd"`
+
+	OrgID    uuid.UUID `bun:"org_id,pk"`
+	Dim      string    `bun:"dim,pk"`
+	Day      int64     `bun:"day,pk"`
+	Value    string    `bun:"value,pk"`
+	Clicks   int64     `bun:"clicks"`
+	Installs int64     `bun:"installs"`
+}
+
+// rollupValue is c's value of dimension d as the rollups and the raw
+// counts group it: "" when unknown.
+func rollupValue(c *analytics.Click, d analytics.Dimension) string {
+	switch d {
+	case analytics.DimLink:
+		return c.LinkID.String()
+	case analytics.DimApp:
+		if c.AppID == nil {
+			return ""
+		}
+		return c.AppID.String()
+	case analytics.DimDomain:
+		return c.Domain
+	case analytics.DimSource:
+		return string(c.Source)
+	case analytics.DimPlatform:
+		return c.Platform
+	case analytics.DimOS:
+		return c.OS
+	case analytics.DimOSVersion:
+		return c.OSVersion
+	case analytics.DimBrowser:
+		return c.Browser
+	case analytics.DimDeviceModel:
+		return c.DeviceModel
+	case analytics.DimInAppBrowser:
+		return c.InAppBrowser
+	case analytics.DimCountry:
+		return c.Country
+	case analytics.DimRefererHost:
+		return c.RefererHost
+	case analytics.DimUTMSource:
+		return c.UTMSource
+	case analytics.DimUTMMedium:
+		return c.UTMMedium
+	case analytics.DimUTMCampaign:
+		return c.UTMCampaign
+	case analytics.DimUTMTerm:
+		return c.UTMTerm
+	case analytics.DimUTMContent:
+		return c.UTMContent
+	}
+	return ""
+}
+
+// utcDay returns the UTC midnight at or before t.
+func utcDay(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+type rollupSlotKey struct {
+	org  uuid.UUID
+	slot time.Time
+}
+
+type rollupDimKey struct {
+	org      uuid.UUID
+	dim      analytics.Dimension
+	value    string
+	slot     time.Time
+	perSlots bool // false: slot is a day of click_rollup_dim_days
+}
+
+type rollupCounts struct{ clicks, installs int64 }
+
+// rollupDelta is what a change adds to the rollups.
+type rollupDelta struct {
+	slots map[rollupSlotKey]*rollupCounts
+	dims  map[rollupDimKey]*rollupCounts
+}
+
+func newRollupDelta() *rollupDelta {
+	return &rollupDelta{slots: map[rollupSlotKey]*rollupCounts{}, dims: map[rollupDimKey]*rollupCounts{}}
+}
+
+// add adds clicks and installs (negative to subtract) to every rollup row
+// that counts c, a normalized click.
+func (d *rollupDelta) add(c *analytics.Click, clicks, installs int64) {
+	slot := analytics.SlotOf(c.OccurredAt)
+	day := utcDay(slot)
+	bump := func(n *rollupCounts) { n.clicks += clicks; n.installs += installs }
+	sk := rollupSlotKey{c.OrgID, slot}
+	if d.slots[sk] == nil {
+		d.slots[sk] = &rollupCounts{}
+	}
+	bump(d.slots[sk])
+	for _, dim := range analytics.Dimensions() {
+		v := rollupValue(c, dim)
+		for _, k := range []rollupDimKey{{c.OrgID, dim, v, slot, true}, {c.OrgID, dim, v, day, false}} {
+			if d.dims[k] == nil {
+				d.dims[k] = &rollupCounts{}
+			}
+			bump(d.dims[k])
+		}
+	}
+}
+
+// apply writes d: one upsert per table, its rows in key order.
+func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
+	if len(d.slots) == 0 {
+		return nil
+	}
+	slots := make([]rollupSlotRow, 0, len(d.slots))
+	for k, n := range d.slots {
+		slots = append(slots, rollupSlotRow{OrgID: k.org, Slot: k.slot.Unix(), Clicks: n.clicks, Installs: n.installs})
+	}
+	sort.Slice(slots, func(i, j int) bool {
+		a, b := &slots[i], &slots[j]
+		if a.OrgID != b.OrgID {
+			return a.OrgID.String() < b.OrgID.String()
+		}
+		return a.Slot < b.Slot
+	})
+	var dims []rollupDimRow
+	var days []rollupDayRow
+	for k, n := range d.dims {
+		if k.perSlots {
+			dims = append(dims, rollupDimRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Slot: k.slot.Unix(),
+				Clicks: n.clicks, Installs: n.installs})
+		} else {
+			days = append(days, rollupDayRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Day: k.slot.Unix(),
+				Clicks: n.clicks, Installs: n.installs})
+		}
+	}
+	sort.Slice(dims, func(i, j int) bool {
+		a, b := &dims[i], &dims[j]
+		switch {
+		case a.OrgID != b.OrgID:
+			return a.OrgID.String() < b.OrgID.String()
+		case a.Dim != b.Dim:
+			return a.Dim < b.Dim
+		case a.Value != b.Value:
+			return a.Value < b.Value
+		}
+		return a.Slot < b.Slot
+	})
+	sort.Slice(days, func(i, j int) bool {
+		a, b := &days[i], &days[j]
+		switch {
+		case a.OrgID != b.OrgID:
+			return a.OrgID.String() < b.OrgID.String()
+		case a.Dim != b.Dim:
+			return a.Dim < b.Dim
+		case a.Day != b.Day:
+			return a.Day < b.Day
+		}
+		return a.Value < b.Value
+	})
+	for _, q := range []*bun.InsertQuery{
+		tx.NewInsert().Model(&slots).On("CONFLICT (org_id, slot) DO UPDATE").
+			Set("clicks = rs.clicks + EXCLUDED.clicks").Set("installs = rs.installs + EXCLUDED.installs"),
+		tx.NewInsert().Model(&dims).On("CONFLICT (org_id, dim, value, slot) DO UPDATE").
+			Set("clicks = rd.clicks + EXCLUDED.clicks").Set("installs = rd.installs + EXCLUDED.installs"),
+		tx.NewInsert().Model(&days).On("CONFLICT (org_id, dim, day, value) DO UPDATE").
+			Set("clicks = rdd.clicks + EXCLUDED.clicks").Set("installs = rdd.installs + EXCLUDED.installs"),
+	} {
+		if _, err := q.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// onClicksStored adds stored, the clicks a batch has just stored in tx,
+// to the rollups. CountOnly clicks are left out (click_unstored counts
+// them).
+func (s *Store) onClicksStored(ctx context.Context, tx bun.Tx, stored []analytics.Click) error {
+	d := newRollupDelta()
+	for i := range stored {
+		if stored[i].CountOnly {
+			continue
+		}
+		c := stored[i]
+		c.Normalize()
+		d.add(&c, 1, 0)
+	}
+	return d.apply(ctx, tx)
+}
+
+// onClicksRemoved subtracts removed, stored clicks that tx deletes for
+// good (the clicks of a deleted link), from the rollups, with the installs
+// attributed to them. It must run before the clicks and installs.click_id
+// lose each other (the clicks' foreign key sets it to NULL). Rows left
+// with nothing to count are deleted.
+func (s *Store) onClicksRemoved(ctx context.Context, tx bun.Tx, removed []analytics.Click) error {
+	if len(removed) == 0 {
+		return nil
+	}
+	attributed := map[uuid.UUID]int64{}
+	const chunk = 1000
+	for i := 0; i < len(removed); i += chunk {
+		ids := make([]uuid.UUID, 0, chunk)
+		for _, c := range removed[i:min(i+chunk, len(removed))] {
+			ids = append(ids, c.ID)
+		}
+		var got []uuid.UUID
+		if err := tx.NewSelect().Table("installs").Column("click_id").
+			Where("click_id IN (?)", bun.List(ids)).Scan(ctx, &got); err != nil {
+			return err
+		}
+		for _, id := range got {
+			attributed[id]++
+		}
+	}
+	d := newRollupDelta()
+	orgs := map[uuid.UUID]bool{}
+	for i := range removed {
+		if removed[i].CountOnly {
+			continue
+		}
+		c := removed[i]
+		c.Normalize()
+		d.add(&c, -1, -attributed[c.ID])
+		orgs[c.OrgID] = true
+	}
+	if err := d.apply(ctx, tx); err != nil {
+		return err
+	}
+	for org := range orgs {
+		for _, table := range []string{"click_rollup_slots", "click_rollup_dims", "click_rollup_dim_days"} {
+			if _, err := tx.NewDelete().TableExpr(table).
+				Where("org_id = ? AND clicks <= 0 AND installs <= 0", org).Exec(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rollupClickColumns are the columns of clicks that the rollups count a
+// click by.
+type rollupClickColumns struct {
+	ID           uuid.UUID  `bun:"id"`
+	OrgID        uuid.UUID  `bun:"org_id"`
+	LinkID       uuid.UUID  `bun:"link_id"`
+	AppID        *uuid.UUID `bun:"app_id"`
+	Domain       string     `bun:"domain"`
+	OccurredAt   time.Time  `bun:"occurred_at"`
+	Source       string     `bun:"source"`
+	Platform     string     `bun:"platform"`
+	OS           string     `bun:"os"`
+	OSVersion    string     `bun:"os_version"`
+	DeviceModel  string     `bun:"device_model"`
+	Browser      string     `bun:"browser"`
+	InAppBrowser string     `bun:"in_app_browser"`
+	Country      string     `bun:"country"`
+	RefererHost  string     `bun:"referer_host"`
+	UTMSource    string     `bun:"utm_source"`
+	UTMMedium    string     `bun:"utm_medium"`
+	UTMCampaign  string     `bun:"utm_campaign"`
+	UTMTerm      string     `bun:"utm_term"`
+	UTMContent   string     `bun:"utm_content"`
+}
+
+// onInstallAttributed adds one install to the rollup rows that count the
+// click clickID of organization orgID, which tx has just attributed an
+// install to. A nil clickID, or a click that is gone, adds nothing.
+func (s *Store) onInstallAttributed(ctx context.Context, tx bun.Tx, orgID uuid.UUID, clickID *uuid.UUID) error {
+	if clickID == nil {
+		return nil
+	}
+	var r rollupClickColumns
+	err := tx.NewSelect().Table("clicks").Column("id", "org_id", "link_id", "app_id", "domain", "occurred_at",
+		"source", "platform", "os", "os_version", "device_model", "browser", "in_app_browser", "country",
+		"referer_host", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content").
+		Where("id = ? AND org_id = ?", *clickID, orgID).Scan(ctx, &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c := analytics.Click{ID: r.ID, OrgID: r.OrgID, LinkID: r.LinkID, AppID: r.AppID, Domain: r.Domain,
+		OccurredAt: r.OccurredAt, Source: analytics.Source(r.Source), Platform: r.Platform, OS: r.OS,
+		OSVersion: r.OSVersion, DeviceModel: r.DeviceModel, Browser: r.Browser, InAppBrowser: r.InAppBrowser,
+		Country: r.Country, RefererHost: r.RefererHost, UTMSource: r.UTMSource, UTMMedium: r.UTMMedium,
+		UTMCampaign: r.UTMCampaign, UTMTerm: r.UTMTerm, UTMContent: r.UTMContent}
+	d := newRollupDelta()
+	d.add(&c, 0, 1)
+	return d.apply(ctx, tx)
+}
+
+// deleteRollupsBefore deletes organization orgID's rollup rows of the
+// quarter hours that start before before, and of the days that end at or
+// before it, in statements of at most limit rows each, until none is
+// left. Each statement picks its rows by their whole key; on PostgreSQL
+// FOR UPDATE SKIP LOCKED, as the purge's other statements do, so that two
+// purges at once take different rows. The purge calls it with the start of
+// the plan's retention.
+func (s *Store) deleteRollupsBefore(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) error {
+	if limit <= 0 {
+		return nil
+	}
+	for _, t := range []struct {
+		table, time, key string
+		cut              int64
+	}{
+		{"click_rollup_slots", "slot", "org_id, slot", before.Unix()},
+		{"click_rollup_dims", "slot", "org_id, dim, value, slot", before.Unix()},
+		{"click_rollup_dim_days", "day", "org_id, dim, day, value", before.Add(-24 * time.Hour).Unix()},
+	} {
+		for {
+			sub := s.db.NewSelect().Table(t.table).ColumnExpr(t.key).
+				Where("org_id = ? AND ? < ?", orgID, bun.Ident(t.time), t.cut).Limit(int64(limit))
+			if s.db.Dialect().Name() == dialect.PG {
+				sub = sub.For("UPDATE SKIP LOCKED")
+			}
+			res, err := s.db.NewDelete().TableExpr(t.table).Where("("+t.key+") IN (?)", sub).Exec(ctx)
+			if err != nil {
+				return s.err("purge click rollups", err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return s.err("purge click rollups", err)
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package store
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/analytics"
+)
+
+// CountClickSlotsScan is CountClickSlots over raw clicks, for the tests
+// that compare the rollups with it.
+func (s *Store) CountClickSlotsScan(ctx context.Context, set analytics.ClickSet) ([]analytics.SlotCount, error) {
+	return s.countSlotsScan(ctx, set)
+}
+
+// CountClicksByScan is CountClicksBy over raw clicks.
+func (s *Store) CountClicksByScan(ctx context.Context, set analytics.ClickSet, by analytics.Dimension) ([]analytics.ValueCount, error) {
+	return s.countByScan(ctx, set, by)
+}
+
+// RemoveClicksFromRollups subtracts removed from the rollups in one
+// transaction, as the removal of a deleted link's clicks does.
+func (s *Store) RemoveClicksFromRollups(ctx context.Context, removed []analytics.Click) error {
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return s.onClicksRemoved(ctx, tx, removed)
+	})
+}
+
+// AddToRollups adds clicks to the rollups in one transaction, as
+// InsertClicks does for the clicks it stores, for the benchmark of the
+// rollups' own cost.
+func (s *Store) AddToRollups(ctx context.Context, clicks []analytics.Click) error {
+	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return s.onClicksStored(ctx, tx, clicks)
+	})
+}
+
+// RollupValue is the value of d that the rollups count c by.
+func RollupValue(c *analytics.Click, d analytics.Dimension) string { return rollupValue(c, d) }
