@@ -66,7 +66,8 @@ func TestRedirectsRecordClicks(t *testing.T) {
 		cancel()
 		require.NoError(t, <-done)
 		var n int
-		require.NoError(t, s.DB().NewSelect().Table("clicks").ColumnExpr("count(*)").Where("org_id = ?", o.ID).Scan(context.Background(), &n))
-		assert.Equal(t, 2, n)
+		require.NoError(t, s.DB().NewSelect().Table("click_segments").ColumnExpr("coalesce(sum(clicks), 0)").
+			Where("org_id = ?", o.ID).Scan(context.Background(), &n))
+		assert.Equal(t, 2, n, "both clicks stored, in the segments")
 	})
 }
