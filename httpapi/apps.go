@@ -16,6 +16,7 @@ func (a *API) appRoutes(v1 routes) {
 	v1.handle(http.MethodGet, "/apps/:id", a.getApp)
 	v1.handle(http.MethodPatch, "/apps/:id", a.updateApp)
 	v1.handle(http.MethodDelete, "/apps/:id", a.deleteApp)
+	v1.handle(http.MethodPut, "/apps/:id/default-link-domain", a.putDefaultLinkDomain)
 }
 
 func (a *API) createApp(w http.ResponseWriter, req bunrouter.Request) error {
@@ -88,6 +89,27 @@ func (a *API) deleteApp(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	app, err := a.opts.Apps.Delete(req.Context(), principal(req), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, app)
+	return nil
+}
+
+// putDefaultLinkDomain answers PUT /v1/apps/{id}/default-link-domain.
+func (a *API) putDefaultLinkDomain(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	var in linking.DefaultLinkDomainInput
+	if err := strictjson.Decode(req.Request, &in); err != nil {
+		return err
+	}
+	app, err := a.opts.Apps.SetDefaultLinkDomain(req.Context(), principal(req), id, in)
 	if err != nil {
 		return err
 	}

@@ -81,6 +81,9 @@ type AppServiceOptions struct {
 	// Random draws handle suffixes and must be safe for concurrent use;
 	// crypto/rand when nil.
 	Random io.Reader
+	// CustomDomains lists each organization's live custom domains, which an
+	// app may take as its default link domain. If nil, NoCustomDomains.
+	CustomDomains CustomDomains
 }
 
 // AppService manages apps (SPEC.md, Apps) with both authorization layers
@@ -94,6 +97,7 @@ type AppService struct {
 	clock             func() time.Time
 	random            io.Reader
 	onAppChange       func(orgID uuid.UUID)
+	domains           CustomDomains
 }
 
 // NewAppService returns the apps service over store, reading the
@@ -105,9 +109,12 @@ func NewAppService(store AppStore, orgs OrgReader, opts AppServiceOptions) *AppS
 	if opts.Random == nil {
 		opts.Random = rand.Reader
 	}
+	if opts.CustomDomains == nil {
+		opts.CustomDomains = NoCustomDomains{}
+	}
 	return &AppService{
 		store: store, orgs: orgs, forget: opts.Forget, defaultLinkDomain: NormalizeDomain(opts.DefaultLinkDomain),
-		clock: opts.Clock, random: opts.Random, onAppChange: opts.OnAppChange,
+		clock: opts.Clock, random: opts.Random, onAppChange: opts.OnAppChange, domains: opts.CustomDomains,
 	}
 }
 

@@ -91,6 +91,11 @@
 //     within an organization, compared exactly) and the plan's app limit are
 //     the store's, in one transaction; see AppStore.
 //   - SetLegacy leaves default_link_domain alone.
+//   - SetDefaultLinkDomain (PUT /apps/{id}/default-link-domain) accepts
+//     one of DomainsForApp: the app's subdomain, a live custom domain, or
+//     the service's default link domain for a legacy app; null means the
+//     subdomain. A saved custom default that stops being live stays saved
+//     (rule 9 then answers), so that it comes back with the domain.
 //   - AppService takes everything optional in AppServiceOptions: the key
 //     forgetter, its clock and randomness, and OnAppChange, the one hook
 //     told of every app write (the server empties the Resolver and the

@@ -164,6 +164,7 @@ type AppServiceDeps struct {
 	Store         *store.Store
 	Authenticator *auth.Authenticator
 	Resolver      *linking.Resolver
+	Domains       *linking.DomainService
 	// Matcher is the attribution matcher of the binaries that serve the
 	// REST API (the API module provides it); nil in the others.
 	Matcher *attribution.Matcher `optional:"true"`
@@ -179,6 +180,7 @@ func NewAppService(d AppServiceDeps) *linking.AppService {
 	return linking.NewAppService(d.Store, d.Store, linking.AppServiceOptions{
 		DefaultLinkDomain: d.Config.DefaultLinkDomain,
 		Forget:            d.Authenticator,
+		CustomDomains:     d.Domains,
 		OnAppChange: func(uuid.UUID) {
 			r.InvalidateAll()
 			if m != nil {
