@@ -84,6 +84,10 @@ type AppServiceOptions struct {
 	// CustomDomains lists each organization's live custom domains, which an
 	// app may take as its default link domain. If nil, NoCustomDomains.
 	CustomDomains CustomDomains
+	// OnLeftBehind is told when the end of app's rename period left n
+	// links without a keep choice on its old subdomain, their slug taken
+	// on the new one (the server logs it). If nil, nothing is told.
+	OnLeftBehind func(app *App, n int)
 }
 
 // AppService manages apps (SPEC.md, Apps) with both authorization layers
@@ -98,6 +102,7 @@ type AppService struct {
 	random            io.Reader
 	onAppChange       func(orgID uuid.UUID)
 	domains           CustomDomains
+	onLeftBehind      func(app *App, n int)
 }
 
 // NewAppService returns the apps service over store, reading the
@@ -115,6 +120,7 @@ func NewAppService(store AppStore, orgs OrgReader, opts AppServiceOptions) *AppS
 	return &AppService{
 		store: store, orgs: orgs, forget: opts.Forget, defaultLinkDomain: NormalizeDomain(opts.DefaultLinkDomain),
 		clock: opts.Clock, random: opts.Random, onAppChange: opts.OnAppChange, domains: opts.CustomDomains,
+		onLeftBehind: opts.OnLeftBehind,
 	}
 }
 
@@ -180,6 +186,17 @@ func (s *AppService) Create(ctx context.Context, p *auth.Principal, in AppInput)
 		}
 		if !errors.Is(err, errcode.ErrNotFound) {
 			return nil, err
+		}
+		if ss, ok := s.store.(AppSubdomainStore); ok {
+			// Another app's previous subdomain, a held handle, or a
+			// subdomain whose old links still serve is not free either.
+			err := ss.HandleInUse(ctx, uuid.Nil, handle, handle+"."+s.defaultLinkDomain, now)
+			if errors.Is(err, ErrAppHandleTaken) || errors.Is(err, ErrAppHandleHeld) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
 		app.Handle = handle
 		app.LinkDomain = handle + "." + s.defaultLinkDomain
