@@ -343,3 +343,13 @@ func (s *Store) EndedRenamePeriods(ctx context.Context, now time.Time, limit int
 	}
 	return toApps(rows)
 }
+
+// AppAnyOrg returns app id whatever its organization, for operators;
+// errcode.ErrNotFound when there is none.
+func (s *Store) AppAnyOrg(ctx context.Context, id uuid.UUID) (*linking.App, error) {
+	var row appRow
+	if err := s.db.NewSelect().Model(&row).Where("a.id = ?", id).Scan(ctx); err != nil {
+		return nil, s.err("app any org", err)
+	}
+	return toApp(&row)
+}
