@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -139,5 +140,66 @@ func TestSetDefaultLinkDomain(t *testing.T) {
 			rk := h.scopedKey(t, o, auth.ScopeAppsRead)
 			assertError(t, h.putDefaultDomain(t, rk.raw, app.ID, `{"domain":null}`), http.StatusForbidden, errcode.Forbidden)
 		})
+	})
+}
+
+// staleApps reads apps as they were before a write that another request
+// made meanwhile: AppByID answers the app saved in stale, if any.
+type staleApps struct {
+	*store.Store
+	stale map[uuid.UUID]*linking.App
+}
+
+func (s *staleApps) AppByID(ctx context.Context, orgID, id uuid.UUID) (*linking.App, error) {
+	if a, ok := s.stale[id]; ok {
+		c := *a
+		return &c, nil
+	}
+	return s.Store.AppByID(ctx, orgID, id)
+}
+
+// A link create or a rename decided on an app state that changed before it
+// wrote answers 409 APP_LINK_STATE_CHANGED, and writes nothing.
+func TestAppLinkStateChanged(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		stale := &staleApps{Store: s, stale: map[uuid.UUID]*linking.App{}}
+		var links *linking.LinkService
+		h := newHarness(t, s, withAPI(func(h *harness, o *httpapi.Options) {
+			links = linking.NewLinkService(stale, stale, h.store, linking.LinkServiceOptions{
+				DefaultLinkDomain: linkDomain, Clock: h.clock.Now,
+				HashPassword: func(pw string) (string, error) { return "fast:" + pw, nil },
+			})
+			o.Links = links
+			o.Apps = linking.NewAppService(stale, h.store, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain, Clock: h.clock.Now})
+		}))
+		o := h.scaleOrg(t, "Acme")
+		key, _ := h.ownerKey(t, o)
+		app := h.createApp(t, key.raw, `{"name":"Shop"}`)
+		before, err := s.AppByID(context.Background(), o.ID, app.ID)
+		require.NoError(t, err)
+
+		// Another replica renames the app; this one still reads it as before.
+		st := h.rename(t, key.raw, app.ID, `{"handle":"shop-two"}`).subdomain(t)
+		require.Equal(t, "shop-two", st.Handle)
+		stale.stale[app.ID] = before
+
+		resp := h.post(t, key.raw, "/v1/links", `{"destination_url":"https://example.com/","slug":"late","app_id":"`+app.ID.String()+`"}`)
+		assertError(t, resp, http.StatusConflict, errcode.AppLinkStateChanged)
+		resp = h.post(t, key.raw, "/v1/links", `{"destination_url":"https://example.com/","app_id":"`+app.ID.String()+`"}`)
+		assertError(t, resp, http.StatusConflict, errcode.AppLinkStateChanged)
+		assert.Zero(t, h.count(t, "links", o.ID), "nothing written against the stale state")
+
+		other := h.createApp(t, key.raw, `{"name":"Other"}`)
+		otherBefore, err := s.AppByID(context.Background(), o.ID, other.ID)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, h.putDefaultDomain(t, key.raw, other.ID, `{"domain":null}`).status)
+		stale.stale[other.ID] = otherBefore
+		assertError(t, h.rename(t, key.raw, other.ID, `{"handle":"other-two"}`), http.StatusConflict, errcode.AppLinkStateChanged)
+
+		delete(stale.stale, app.ID)
+		l := h.post(t, key.raw, "/v1/links", `{"destination_url":"https://example.com/","slug":"fresh","app_id":"`+app.ID.String()+`"}`)
+		require.Equal(t, http.StatusCreated, l.status, "body: %s", l.body)
+		assert.Equal(t, "shop-two."+linkDomain, l.link(t).Domain, "re-read, the create succeeds")
 	})
 }

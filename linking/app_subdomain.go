@@ -87,6 +87,19 @@ type RenameEnded struct {
 	LeftBehind int
 }
 
+// AppLinkStore is a LinkStore that also creates a link of an app under
+// the app's subdomain state (issue 17: APP_LINK_STATE_CHANGED). A
+// LinkService whose LinkStore implements it (store.Store does) creates
+// every link with an app through it.
+type AppLinkStore interface {
+	// CreateAppLink is LinkStore.CreateLink (or, when previous is not
+	// empty, MoveChoiceStore.CreateLinkOnMoveTarget) for a link of app
+	// *l.AppID whose domain was chosen from the app as it was at
+	// App.LinkState appState: in the same transaction, first, it returns
+	// ErrAppStateChanged when the app's LinkState is no longer appState.
+	CreateAppLink(ctx context.Context, l *Link, quota LinkQuota, previous string, appState int64) error
+}
+
 // AppRename is one rename of an app's subdomain, as
 // AppSubdomainStore.RenameApp carries it out. In the transaction, in this
 // order: the app's LinkState is still LinkState (else ErrAppStateChanged);

@@ -109,8 +109,9 @@
 //     handle or previous subdomain, or links of another app (or of none)
 //     remain on its subdomain; Create skips such handles too.
 //   - Every change of an app's subdomain state raises App.LinkState; a
-//     rename refuses (APP_LINK_STATE_CHANGED) when it changed since the
-//     rename read the app.
+//     rename, and POST /links for a link with an app (through
+//     AppLinkStore), refuse with APP_LINK_STATE_CHANGED when it changed
+//     since they read the app, checked in the write's transaction.
 //   - AppService takes everything optional in AppServiceOptions: the key
 //     forgetter, its clock and randomness, and OnAppChange, the one hook
 //     told of every app write (the server empties the Resolver and the

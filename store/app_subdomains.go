@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
@@ -12,7 +13,10 @@ import (
 	"github.com/hoplink/hoplink/linking"
 )
 
-var _ linking.AppSubdomainStore = (*Store)(nil)
+var (
+	_ linking.AppSubdomainStore = (*Store)(nil)
+	_ linking.AppLinkStore      = (*Store)(nil)
+)
 
 // handleHoldRow is a row of app_handle_holds (migration 20261125000040): a
 // released handle, held for the app that released it.
@@ -352,4 +356,39 @@ func (s *Store) AppAnyOrg(ctx context.Context, id uuid.UUID) (*linking.App, erro
 		return nil, s.err("app any org", err)
 	}
 	return toApp(&row)
+}
+
+// appGuard is the subdomain state of an app that a link create was decided
+// under (CreateAppLink).
+type appGuard struct {
+	orgID, id uuid.UUID
+	state     int64
+}
+
+// check refuses, with linking.ErrAppStateChanged, when the app's
+// link_state is no longer g.state (or the app is gone). On PostgreSQL the
+// app's row is read FOR SHARE, so that a rename, which locks it FOR
+// UPDATE, waits for the create or the create for the rename; SQLite
+// transactions take turns anyway.
+func (g *appGuard) check(ctx context.Context, tx bun.Tx) error {
+	var state int64
+	q := tx.NewSelect().Model((*appRow)(nil)).Column("a.link_state").Where("a.id = ? AND a.org_id = ?", g.id, g.orgID)
+	if tx.Dialect().Name() == dialect.PG {
+		q.For("SHARE")
+	}
+	err := q.Scan(ctx, &state)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && state != g.state) {
+		return linking.ErrAppStateChanged
+	}
+	return err
+}
+
+// CreateAppLink implements linking.AppLinkStore: createLink (as
+// CreateLinkOnMoveTarget when previous is not empty) whose transaction
+// first checks the app's subdomain state.
+func (s *Store) CreateAppLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota, previous string, appState int64) error {
+	if l.AppID == nil {
+		return s.createLink(ctx, l, quota, previous, nil)
+	}
+	return s.createLink(ctx, l, quota, previous, &appGuard{orgID: l.OrgID, id: *l.AppID, state: appState})
 }

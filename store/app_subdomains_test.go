@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -126,5 +127,92 @@ func TestEndRenamePeriodOnce(t *testing.T) {
 		assert.ErrorIs(t, s.HandleInUse(t.Context(), createApp(t, s, c, o.ID), a.Handle, a.LinkDomain, end.At), linking.ErrAppHandleHeld)
 		assert.NoError(t, s.HandleInUse(t.Context(), a.ID, a.Handle, a.LinkDomain, end.At), "free for the app that released it")
 		assert.NoError(t, s.HandleInUse(t.Context(), createApp(t, s, c, o.ID), a.Handle, a.LinkDomain, end.HoldUntil), "free after the hold")
+	})
+}
+
+// linkOf builds a link of app a on domain with slug.
+func linkOf(c *clock, a *linking.App, domain, slug string) *linking.Link {
+	at := c.next()
+	return &linking.Link{ID: uuid.Must(uuid.NewV7()), OrgID: a.OrgID, AppID: &a.ID, Domain: domain, Slug: slug,
+		DestinationURL: "https://example.com/", IsActive: true, Tags: []string{}, CreatedAt: at, UpdatedAt: at}
+}
+
+// A link whose domain was chosen from an app state that a rename has
+// changed since is refused; one chosen from the state now is created.
+func TestCreateAppLinkChecksTheAppState(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		c := newClock()
+		o := createOrg(t, s, c, "acme")
+		a := newApp(c, o.ID, "App")
+		require.NoError(t, s.CreateApp(t.Context(), a, 1000))
+		require.NoError(t, s.CreateAppLink(t.Context(), linkOf(c, a, a.LinkDomain, "before"), linking.LinkQuota{}, "", a.LinkState))
+
+		r := renameOf(a, "renamed", c.next())
+		renamed, err := s.RenameApp(t.Context(), r)
+		require.NoError(t, err)
+		err = s.CreateAppLink(t.Context(), linkOf(c, a, a.LinkDomain, "stale"), linking.LinkQuota{}, "", a.LinkState)
+		assert.ErrorIs(t, err, linking.ErrAppStateChanged)
+		n, err := s.CountLinksOnDomain(t.Context(), a.LinkDomain)
+		require.NoError(t, err)
+		assert.Equal(t, 1, n, "nothing written against the stale state")
+		require.NoError(t, s.CreateAppLink(t.Context(), linkOf(c, a, r.ToLinkDomain, "after"), linking.LinkQuota{},
+			a.LinkDomain, renamed.LinkState))
+	})
+}
+
+// Link creates racing a rename, all decided on the state before it: each
+// create either lands before the rename (and the rename counts it) or is
+// refused with ErrAppStateChanged; none lands on the old subdomain after
+// the rename.
+func TestCreateAppLinkRacesARename(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		c := newClock()
+		o := createOrg(t, s, c, "acme")
+		a := newApp(c, o.ID, "App")
+		require.NoError(t, s.CreateApp(t.Context(), a, 1000))
+		const creates = 12
+		links := make([]*linking.Link, creates)
+		for i := range links {
+			links[i] = linkOf(c, a, a.LinkDomain, "race-"+string(rune('a'+i)))
+		}
+		r := renameOf(a, "renamed", c.next())
+		errs := make([]error, creates)
+		var renamed *linking.App
+		var renameErr error
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range links {
+			wg.Go(func() {
+				<-start
+				errs[i] = s.CreateAppLink(t.Context(), links[i], linking.LinkQuota{}, "", a.LinkState)
+			})
+		}
+		wg.Go(func() {
+			<-start
+			renamed, renameErr = s.RenameApp(t.Context(), r)
+		})
+		close(start)
+		wg.Wait()
+		require.NoError(t, renameErr)
+		require.NotNil(t, renamed)
+
+		created := 0
+		for _, err := range errs {
+			if err == nil {
+				created++
+				continue
+			}
+			assert.ErrorIs(t, err, linking.ErrAppStateChanged)
+		}
+		n, err := s.CountLinksOnDomain(t.Context(), a.LinkDomain)
+		require.NoError(t, err)
+		assert.Equal(t, created, n, "every create that succeeded is on the old subdomain, and no other")
+		counts, err := s.PreviousLinkCounts(t.Context(), o.ID, a.ID, a.LinkDomain, r.ToLinkDomain)
+		require.NoError(t, err)
+		assert.Equal(t, created, counts.Moving, "the rename sees every link created before it")
+		err = s.CreateAppLink(t.Context(), linkOf(c, a, a.LinkDomain, "late"), linking.LinkQuota{}, "", a.LinkState)
+		assert.ErrorIs(t, err, linking.ErrAppStateChanged, "after the rename, the old state is refused")
 	})
 }
