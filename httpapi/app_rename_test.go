@@ -228,6 +228,8 @@ func TestRenameSubdomain(t *testing.T) {
 		})
 		t.Run("at the end: free slugs move (301), taken and kept stay, the period closes", func(t *testing.T) {
 			h.clock.Set(renamedAt.Add(90 * 24 * time.Hour))
+			a := h.get(t, key.raw, "/v1/apps/"+app.ID.String()).app(t)
+			assert.Nil(t, a.PreviousLinkDomain, "GET /apps/{id} ends the period too")
 			st := h.get(t, key.raw, subdomainPath(app.ID)).subdomain(t)
 			assert.Nil(t, st.RenamePeriod)
 			assert.Nil(t, st.PreviousLinkDomain)

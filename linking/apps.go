@@ -254,7 +254,8 @@ func (s *AppService) List(ctx context.Context, p *auth.Principal, in ListAppsInp
 	return &AppPage{Data: apps, Pagination: apitype.NewPagination(total, limit, offset)}, nil
 }
 
-// Get returns app id of p's organization; NOT_FOUND when there is none there.
+// Get returns app id of p's organization, after ending its rename period
+// when that has ended (see Subdomain); NOT_FOUND when there is none there.
 func (s *AppService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (*App, error) {
 	if _, err := p.Authorize(auth.ScopeAppsRead, auth.ActAppsRead); err != nil {
 		return nil, err
@@ -262,6 +263,9 @@ func (s *AppService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (
 	a, err := s.store.AppByID(ctx, p.OrgID, id)
 	if err != nil {
 		return nil, errcode.NotFoundAs(err, "app not found")
+	}
+	if ss, ok := s.store.(AppSubdomainStore); ok {
+		return s.settle(ctx, ss, a) // a rename period that has ended ends now
 	}
 	return s.fill(a), nil
 }
