@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,7 +89,12 @@ func (h *customHarness) assertRedirect(t testing.TB, host, slug string, status i
 func TestRenameSubdomain(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		h := newCustomHarness(t, s, withAudit(t))
+		var leftBehind atomic.Int64
+		h := newCustomHarness(t, s, withAudit(t), withAPI(func(h *harness, o *httpapi.Options) {
+			o.Apps = linking.NewAppService(h.store, h.store, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain,
+				CustomDomains: h.store, OnAppChange: h.appChanged, Clock: h.clock.Now,
+				OnLeftBehind: func(_ *linking.App, n int) { leftBehind.Add(int64(n)) }})
+		}))
 		o := h.planOrg(t, "Acme", org.PlanGrowth)
 		key, owner := h.ownerKey(t, o)
 		app := h.iosApp(t, key.raw, "Shop")
@@ -241,6 +247,7 @@ func TestRenameSubdomain(t *testing.T) {
 			assert.Equal(t, http.StatusNotFound, h.siteGet(t, old, httpapi.AASAPath).status, "no files on a released subdomain")
 			assert.Equal(t, http.StatusOK, h.siteGet(t, next, httpapi.AASAPath).status)
 			assertError(t, h.extend(t, key.raw, app.ID), http.StatusConflict, errcode.RenamePeriodNotOpen)
+			assert.EqualValues(t, 1, leftBehind.Load(), "busy is reported left behind; stay chose keep")
 		})
 		t.Run("links left on the released subdomain keep it taken for other apps", func(t *testing.T) {
 			other := h.createApp(t, key.raw, `{"name":"Later App"}`)
