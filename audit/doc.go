@@ -2,9 +2,10 @@
 // Authentication rule 11; the events and the endpoint are Hoplink's design):
 // sign-in success and failure, sign-out, two-factor enrolment and removal,
 // backup codes used, password changes, sessions revoked, security-policy
-// changes, keys created and revoked, members added and removed, role changes
-// and organization deletion. Each event has its time, its actor (a user, a
-// key, or the operator's CLI), its organization, the client's IP address and
+// changes, keys created and revoked, members added and removed, role changes,
+// organization deletion and app subdomain renames (attributed to the member
+// who created the key). Each event has its time, its actor (a user, a key,
+// or the operator's CLI), its organization, the client's IP address and
 // user agent, and what it acted on.
 //
 // The adapters (the sign-in pages, the API handlers, the CLI) record events

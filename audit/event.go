@@ -26,13 +26,14 @@ const (
 	MemberRemoved     Action = "member.removed"
 	RoleChanged       Action = "member.role_changed"
 	OrgDeleted        Action = "organization.deleted"
+	AppRenamed        Action = "app.renamed"
 )
 
 // Actions lists every action.
 func Actions() []Action {
 	return []Action{SignInSucceeded, SignInFailed, SignedOut, TwoFactorEnrolled, TwoFactorDisabled,
 		BackupCodeUsed, PasswordChanged, SessionRevoked, PolicyChanged, KeyCreated, KeyRevoked,
-		MemberAdded, MemberRemoved, RoleChanged, OrgDeleted}
+		MemberAdded, MemberRemoved, RoleChanged, OrgDeleted, AppRenamed}
 }
 
 // ActorType says who acted.

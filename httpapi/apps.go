@@ -5,6 +5,7 @@ import (
 
 	"github.com/uptrace/bunrouter"
 
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/strictjson"
 )
@@ -16,6 +17,10 @@ func (a *API) appRoutes(v1 routes) {
 	v1.handle(http.MethodGet, "/apps/:id", a.getApp)
 	v1.handle(http.MethodPatch, "/apps/:id", a.updateApp)
 	v1.handle(http.MethodDelete, "/apps/:id", a.deleteApp)
+	v1.handle(http.MethodPut, "/apps/:id/default-link-domain", a.putDefaultLinkDomain)
+	v1.handle(http.MethodGet, "/apps/:id/subdomain", a.getSubdomain)
+	v1.handle(http.MethodPut, "/apps/:id/subdomain", a.putSubdomain)
+	v1.handle(http.MethodPost, "/apps/:id/subdomain/extend", a.extendSubdomain)
 }
 
 func (a *API) createApp(w http.ResponseWriter, req bunrouter.Request) error {
@@ -92,5 +97,91 @@ func (a *API) deleteApp(w http.ResponseWriter, req bunrouter.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, app)
+	return nil
+}
+
+// putDefaultLinkDomain answers PUT /v1/apps/{id}/default-link-domain.
+func (a *API) putDefaultLinkDomain(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	var in linking.DefaultLinkDomainInput
+	if err := strictjson.Decode(req.Request, &in); err != nil {
+		return err
+	}
+	app, err := a.opts.Apps.SetDefaultLinkDomain(req.Context(), principal(req), id, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, app)
+	return nil
+}
+
+// getSubdomain answers GET /v1/apps/{id}/subdomain.
+func (a *API) getSubdomain(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	st, err := a.opts.Apps.Subdomain(req.Context(), principal(req), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// putSubdomain answers PUT /v1/apps/{id}/subdomain, and writes the rename
+// to the audit log, attributed to the member who created the key.
+func (a *API) putSubdomain(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	var in linking.RenameInput
+	if err := strictjson.Decode(req.Request, &in); err != nil {
+		return err
+	}
+	p := principal(req)
+	st, err := a.opts.Apps.Rename(req.Context(), p, id, in)
+	if err != nil {
+		return err
+	}
+	prev := ""
+	if st.PreviousLinkDomain != nil {
+		prev = *st.PreviousLinkDomain
+	}
+	a.recordEvent(req.Request, audit.Event{OrgID: &p.OrgID, Action: audit.AppRenamed,
+		ActorType: audit.ActorUser, ActorID: p.CreatedBy, TargetType: "app", TargetID: id.String(),
+		Details: map[string]string{"key_id": p.KeyID.String(), "handle": st.Handle,
+			"link_domain": st.LinkDomain, "previous_link_domain": prev}})
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// extendSubdomain answers POST /v1/apps/{id}/subdomain/extend.
+func (a *API) extendSubdomain(w http.ResponseWriter, req bunrouter.Request) error {
+	id, err := pathID(req, "id")
+	if err != nil {
+		return err
+	}
+	if err := noQuery(req); err != nil {
+		return err
+	}
+	st, err := a.opts.Apps.Extend(req.Context(), principal(req), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
 	return nil
 }

@@ -149,7 +149,7 @@ func newHarness(t *testing.T, s *store.Store, opts ...option) *harness {
 	}
 	h.orgs = org.NewService(s, org.ServiceOptions{Forget: a, PlanListener: h, Clock: cfg.clock.Now,
 		HashPassword: testkit.HashPassword})
-	h.apps = linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain, Forget: a,
+	h.apps = linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain, Forget: a, CustomDomains: s,
 		OnAppChange: h.appChanged, Clock: cfg.clock.Now})
 	apiOpts := httpapi.Options{
 		Authenticator:  h.auth,

@@ -35,6 +35,17 @@ type App struct {
 	PreviousLinkDomain *string   `json:"previous_link_domain"`
 	CreatedAt          time.Time `json:"created_at"`
 	UpdatedAt          time.Time `json:"updated_at"`
+
+	// RenameOpenedAt and RenameEndsAt bound the rename period of the last
+	// rename while PreviousLinkDomain is set; both nil otherwise.
+	RenameOpenedAt *time.Time `json:"-"`
+	RenameEndsAt   *time.Time `json:"-"`
+	// RenameExtensions is how many times the open period was extended.
+	RenameExtensions int `json:"-"`
+	// LinkState counts the changes of the app's subdomain state (renames,
+	// period ends, default link domain): a writer that read it can tell
+	// that the state changed since (APP_LINK_STATE_CHANGED).
+	LinkState int64 `json:"-"`
 }
 
 // Domains returns the app's link-domain attributes for the domain rules.

@@ -81,6 +81,13 @@ type AppServiceOptions struct {
 	// Random draws handle suffixes and must be safe for concurrent use;
 	// crypto/rand when nil.
 	Random io.Reader
+	// CustomDomains lists each organization's live custom domains, which an
+	// app may take as its default link domain. If nil, NoCustomDomains.
+	CustomDomains CustomDomains
+	// OnLeftBehind is told when the end of app's rename period left n
+	// links without a keep choice on its old subdomain, their slug taken
+	// on the new one (the server logs it). If nil, nothing is told.
+	OnLeftBehind func(app *App, n int)
 }
 
 // AppService manages apps (SPEC.md, Apps) with both authorization layers
@@ -94,6 +101,8 @@ type AppService struct {
 	clock             func() time.Time
 	random            io.Reader
 	onAppChange       func(orgID uuid.UUID)
+	domains           CustomDomains
+	onLeftBehind      func(app *App, n int)
 }
 
 // NewAppService returns the apps service over store, reading the
@@ -105,9 +114,13 @@ func NewAppService(store AppStore, orgs OrgReader, opts AppServiceOptions) *AppS
 	if opts.Random == nil {
 		opts.Random = rand.Reader
 	}
+	if opts.CustomDomains == nil {
+		opts.CustomDomains = NoCustomDomains{}
+	}
 	return &AppService{
 		store: store, orgs: orgs, forget: opts.Forget, defaultLinkDomain: NormalizeDomain(opts.DefaultLinkDomain),
-		clock: opts.Clock, random: opts.Random, onAppChange: opts.OnAppChange,
+		clock: opts.Clock, random: opts.Random, onAppChange: opts.OnAppChange, domains: opts.CustomDomains,
+		onLeftBehind: opts.OnLeftBehind,
 	}
 }
 
@@ -174,6 +187,17 @@ func (s *AppService) Create(ctx context.Context, p *auth.Principal, in AppInput)
 		if !errors.Is(err, errcode.ErrNotFound) {
 			return nil, err
 		}
+		if ss, ok := s.store.(AppSubdomainStore); ok {
+			// Another app's previous subdomain, a held handle, or a
+			// subdomain whose old links still serve is not free either.
+			err := ss.HandleInUse(ctx, uuid.Nil, handle, handle+"."+s.defaultLinkDomain, now)
+			if errors.Is(err, ErrAppHandleTaken) || errors.Is(err, ErrAppHandleHeld) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
 		app.Handle = handle
 		app.LinkDomain = handle + "." + s.defaultLinkDomain
 		app.DefaultLinkDomain = app.LinkDomain
@@ -230,7 +254,8 @@ func (s *AppService) List(ctx context.Context, p *auth.Principal, in ListAppsInp
 	return &AppPage{Data: apps, Pagination: apitype.NewPagination(total, limit, offset)}, nil
 }
 
-// Get returns app id of p's organization; NOT_FOUND when there is none there.
+// Get returns app id of p's organization, after ending its rename period
+// when that has ended (see Subdomain); NOT_FOUND when there is none there.
 func (s *AppService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (*App, error) {
 	if _, err := p.Authorize(auth.ScopeAppsRead, auth.ActAppsRead); err != nil {
 		return nil, err
@@ -238,6 +263,9 @@ func (s *AppService) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (
 	a, err := s.store.AppByID(ctx, p.OrgID, id)
 	if err != nil {
 		return nil, errcode.NotFoundAs(err, "app not found")
+	}
+	if ss, ok := s.store.(AppSubdomainStore); ok {
+		return s.settle(ctx, ss, a) // a rename period that has ended ends now
 	}
 	return s.fill(a), nil
 }

@@ -92,6 +92,27 @@
 //     within an organization, compared exactly) and the plan's app limit are
 //     the store's, in one transaction; see AppStore.
 //   - SetLegacy leaves default_link_domain alone.
+//   - SetDefaultLinkDomain (PUT /apps/{id}/default-link-domain) accepts
+//     one of DomainsForApp: the app's subdomain, a live custom domain, or
+//     the service's default link domain for a legacy app; null means the
+//     subdomain. A saved custom default that stops being live stays saved
+//     (rule 9 then answers), so that it comes back with the domain.
+//   - Subdomain renames (app_subdomain.go; docs/app-subdomains.md has the
+//     lifecycle): Rename opens a RenamePeriod (30 days) on the old
+//     subdomain, Extend adds one at most MaxRenameExtensions (2) times,
+//     and the period ends by time: lazily on every read or write of the
+//     app through AppService, and by SweepRenamePeriods, which every
+//     replica serving the API runs each minute. At the end, links without
+//     a keep choice move with their slug where it is free (301 from the
+//     old address); the others stay, counted and told to OnLeftBehind.
+//     The old handle is then held for HandleHold (7 days) for the app
+//     that released it. A handle is taken while another app has it as its
+//     handle or previous subdomain, or links of another app (or of none)
+//     remain on its subdomain; Create skips such handles too.
+//   - Every change of an app's subdomain state raises App.LinkState; a
+//     rename, and POST /links for a link with an app (through
+//     AppLinkStore), refuse with APP_LINK_STATE_CHANGED when it changed
+//     since they read the app, checked in the write's transaction.
 //   - AppService takes everything optional in AppServiceOptions: the key
 //     forgetter, its clock and randomness, and OnAppChange, the one hook
 //     told of every app write (the server empties the Resolver and the

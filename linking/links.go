@@ -302,6 +302,15 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 				return ms.CreateLinkOnMoveTarget(ctx, l, quota, previous)
 			}
 		}
+		// The domain was chosen from the app as read: the create refuses
+		// when its subdomain state changed since (a concurrent rename,
+		// period end or default link domain change).
+		if as, ok := s.links.(AppLinkStore); ok {
+			state := app.LinkState
+			create = func(ctx context.Context, l *Link, quota LinkQuota) error {
+				return as.CreateAppLink(ctx, l, quota, previous, state)
+			}
+		}
 	}
 	if in.Slug != nil {
 		l.Slug = *in.Slug
@@ -310,7 +319,7 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 		_, err = GenerateUniqueSlug(s.random, func(slug string) (bool, error) {
 			l.Slug = slug
 			err := create(ctx, l, quota)
-			if errors.Is(err, errcode.ErrConflict) {
+			if errors.Is(err, errcode.ErrConflict) && !errors.Is(err, ErrAppStateChanged) {
 				return true, nil
 			}
 			return false, err
@@ -323,6 +332,9 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 	case errors.Is(err, ErrLinkLimit):
 		return nil, errcode.Newf(errcode.LinkLimitExceeded,
 			"the %s plan allows %d new links per billing month, and this month's are used", o.Plan, quota.Max)
+	case errors.Is(err, ErrAppStateChanged):
+		return nil, errcode.New(errcode.AppLinkStateChanged,
+			"the app's subdomain or default link domain changed while the link was being created; read the app again and retry")
 	case errors.Is(err, ErrSlugHeld):
 		return nil, SlugHeldError(l.Slug, l.Domain, HeldBy{Domain: previous, Slug: l.Slug})
 	case errors.Is(err, errcode.ErrConflict):

@@ -496,15 +496,18 @@ var tools = []tool{
 			return h.opts.Apps.List(ctx, p, linking.ListAppsInput{Limit: in.Limit, Offset: in.Offset, Search: in.Search})
 		}),
 	define(toolSpec{Name: "get_app", Title: "Get an app",
-		Description: "Returns one app of the organization, as GET /v1/apps/{id}.",
-		Scopes:      []auth.Scope{auth.ScopeAppsRead}, Hints: readOnly,
+		Description: "Returns one app of the organization, as GET /v1/apps/{id}, with the state of its subdomain: " +
+			"rename_period (opened_at, ends_at, extensions_used, extensions_left; null when no rename period is open) " +
+			"and previous_links (links on previous_link_domain that will move with their slug, wait for a move choice, " +
+			"or were kept).",
+		Scopes: []auth.Scope{auth.ScopeAppsRead}, Hints: readOnly,
 		Docs: map[string]string{"org": orgDoc, "id": idDoc("app")}, Required: []string{"id"}},
 		func(ctx context.Context, h *Handler, p *auth.Principal, in *idArgs) (any, error) {
 			id, err := parseID(in.ID)
 			if err != nil {
 				return nil, err
 			}
-			return h.opts.Apps.Get(ctx, p, id)
+			return h.opts.Apps.Detail(ctx, p, id)
 		}),
 	// Either of analytics:read and links:read reads the installs and
 	// attempts lists, as SPEC.md says.

@@ -89,8 +89,12 @@ func TestEveryToolMatchesItsRESTTwin(t *testing.T) {
 					assert.JSONEq(t, string(body), string(ok(t, call(t, session, "list_apps", nil))))
 					status, body = h.rest(t, http.MethodGet, "/v1/apps/"+appID.String(), o.key, "")
 					require.Equal(t, http.StatusOK, status)
-					assert.JSONEq(t, string(body), string(ok(t, call(t, session, "get_app",
-						map[string]any{"id": appID.String()}))))
+					detail := object(t, ok(t, call(t, session, "get_app", map[string]any{"id": appID.String()})))
+					assert.Nil(t, detail["rename_period"], "no rename period open")
+					assert.Equal(t, map[string]any{"moving": 0.0, "waiting": 0.0, "kept": 0.0}, detail["previous_links"])
+					delete(detail, "rename_period")
+					delete(detail, "previous_links")
+					assert.Equal(t, object(t, body), detail, "the app as GET /v1/apps/{id} answers, with the subdomain state")
 
 					status, body = h.rest(t, http.MethodGet, "/v1/installs?link_id="+id, o.key, "")
 					require.Equal(t, http.StatusOK, status)

@@ -24,25 +24,29 @@ var _ linking.AppStore = (*Store)(nil)
 type appRow struct {
 	bun.BaseModel `bun:"table:apps,alias:a"`
 
-	ID                        uuid.UUID `bun:"id,pk"`
-	OrgID                     uuid.UUID `bun:"org_id"`
-	Name                      string    `bun:"name"`
-	IOSBundleID               *string   `bun:"ios_bundle_id"`
-	IOSTeamID                 *string   `bun:"ios_team_id"`
-	IOSAppStoreID             *string   `bun:"ios_app_store_id"`
-	IOSAppStoreURL            *string   `bun:"ios_app_store_url"`
-	IOSUniversalLinkPaths     *string   `bun:"ios_universal_link_paths"`
-	AndroidPackageName        *string   `bun:"android_package_name"`
-	AndroidSHA256Fingerprints *string   `bun:"android_sha256_fingerprints"`
-	AndroidPlayStoreURL       *string   `bun:"android_play_store_url"`
-	AndroidAppLinksPaths      *string   `bun:"android_app_links_paths"`
-	Handle                    string    `bun:"handle"`
-	LinkDomain                string    `bun:"link_domain"`
-	DefaultLinkDomain         string    `bun:"default_link_domain"`
-	LegacyApexEnabled         bool      `bun:"legacy_apex_enabled"`
-	PreviousLinkDomain        *string   `bun:"previous_link_domain"`
-	CreatedAt                 time.Time `bun:"created_at"`
-	UpdatedAt                 time.Time `bun:"updated_at"`
+	ID                        uuid.UUID  `bun:"id,pk"`
+	OrgID                     uuid.UUID  `bun:"org_id"`
+	Name                      string     `bun:"name"`
+	IOSBundleID               *string    `bun:"ios_bundle_id"`
+	IOSTeamID                 *string    `bun:"ios_team_id"`
+	IOSAppStoreID             *string    `bun:"ios_app_store_id"`
+	IOSAppStoreURL            *string    `bun:"ios_app_store_url"`
+	IOSUniversalLinkPaths     *string    `bun:"ios_universal_link_paths"`
+	AndroidPackageName        *string    `bun:"android_package_name"`
+	AndroidSHA256Fingerprints *string    `bun:"android_sha256_fingerprints"`
+	AndroidPlayStoreURL       *string    `bun:"android_play_store_url"`
+	AndroidAppLinksPaths      *string    `bun:"android_app_links_paths"`
+	Handle                    string     `bun:"handle"`
+	LinkDomain                string     `bun:"link_domain"`
+	DefaultLinkDomain         string     `bun:"default_link_domain"`
+	LegacyApexEnabled         bool       `bun:"legacy_apex_enabled"`
+	PreviousLinkDomain        *string    `bun:"previous_link_domain"`
+	CreatedAt                 time.Time  `bun:"created_at"`
+	UpdatedAt                 time.Time  `bun:"updated_at"`
+	RenameOpenedAt            *time.Time `bun:"rename_opened_at"`
+	RenameEndsAt              *time.Time `bun:"rename_ends_at"`
+	RenameExtensions          int        `bun:"rename_extensions"`
+	LinkState                 int64      `bun:"link_state"`
 }
 
 // The unique indexes of apps (store/migrations: 20261122000002_apps).
@@ -89,6 +93,10 @@ func fromApp(a *linking.App) (*appRow, error) {
 		PreviousLinkDomain:        a.PreviousLinkDomain,
 		CreatedAt:                 utc(a.CreatedAt),
 		UpdatedAt:                 utc(a.UpdatedAt),
+		RenameOpenedAt:            utcPtr(a.RenameOpenedAt),
+		RenameEndsAt:              utcPtr(a.RenameEndsAt),
+		RenameExtensions:          a.RenameExtensions,
+		LinkState:                 a.LinkState,
 	}, nil
 }
 
@@ -125,6 +133,10 @@ func toApp(r *appRow) (*linking.App, error) {
 		PreviousLinkDomain:        r.PreviousLinkDomain,
 		CreatedAt:                 utc(r.CreatedAt),
 		UpdatedAt:                 utc(r.UpdatedAt),
+		RenameOpenedAt:            utcPtr(r.RenameOpenedAt),
+		RenameEndsAt:              utcPtr(r.RenameEndsAt),
+		RenameExtensions:          r.RenameExtensions,
+		LinkState:                 r.LinkState,
 	}, nil
 }
 

@@ -424,9 +424,36 @@ func TestAppsMigrationOnAPopulatedDatabase(t *testing.T) {
 			ids = append(ids, id)
 		}
 
+		// The apps as the apps migration left them, read without the
+		// columns later migrations add.
+		appByID := func(id uuid.UUID) (*linking.App, error) {
+			var row struct {
+				Handle             string  `bun:"handle"`
+				Name               string  `bun:"name"`
+				LinkDomain         string  `bun:"link_domain"`
+				DefaultLinkDomain  string  `bun:"default_link_domain"`
+				LegacyApexEnabled  bool    `bun:"legacy_apex_enabled"`
+				IOSBundleID        *string `bun:"ios_bundle_id"`
+				IOSPaths           *string `bun:"ios_universal_link_paths"`
+				PreviousLinkDomain *string `bun:"previous_link_domain"`
+			}
+			err := s.DB().NewSelect().Table("apps").
+				Column("handle", "name", "link_domain", "default_link_domain", "legacy_apex_enabled",
+					"ios_bundle_id", "ios_universal_link_paths", "previous_link_domain").
+				Where("id = ? AND org_id = ?", id, o.ID).Scan(ctx, &row)
+			if err != nil {
+				return nil, err
+			}
+			a := &linking.App{Handle: row.Handle, Name: row.Name, LinkDomain: row.LinkDomain, DefaultLinkDomain: row.DefaultLinkDomain,
+				LegacyApexEnabled: row.LegacyApexEnabled, IOSBundleID: row.IOSBundleID, PreviousLinkDomain: row.PreviousLinkDomain}
+			if row.IOSPaths != nil {
+				a.IOSUniversalLinkPaths = []string{}
+			}
+			return a, nil
+		}
 		check := func(when string) {
 			for _, id := range ids {
-				a, err := s.AppByID(ctx, o.ID, id)
+				a, err := appByID(id)
 				require.NoError(t, err, when)
 				assert.Equal(t, "app-"+strings.ReplaceAll(id.String(), "-", ""), a.Handle, when)
 				assert.Equal(t, "Old app", a.Name, when)

@@ -161,7 +161,7 @@ func toLink(r *linkRow) (linking.Link, error) {
 // address that is an old address of a moved link is refused too, checked
 // under lockAddress so that a concurrent RecordOldAddress of it waits.
 func (s *Store) CreateLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota) error {
-	return s.createLink(ctx, l, quota, "")
+	return s.createLink(ctx, l, quota, "", nil)
 }
 
 // CreateLinkOnMoveTarget implements linking.MoveChoiceStore: CreateLink
@@ -174,16 +174,23 @@ func (s *Store) CreateLink(ctx context.Context, l *linking.Link, quota linking.L
 // which takes the same lock: on PostgreSQL too this check and that move run
 // in turn, as every SQLite transaction does.
 func (s *Store) CreateLinkOnMoveTarget(ctx context.Context, l *linking.Link, quota linking.LinkQuota, previous string) error {
-	return s.createLink(ctx, l, quota, previous)
+	return s.createLink(ctx, l, quota, previous, nil)
 }
 
-// createLink is CreateLink, and CreateLinkOnMoveTarget when previous is not empty.
-func (s *Store) createLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota, previous string) error {
+// createLink is CreateLink, and CreateLinkOnMoveTarget when previous is not
+// empty; with an app guard, the app's subdomain state is checked first in
+// the same transaction (CreateAppLink).
+func (s *Store) createLink(ctx context.Context, l *linking.Link, quota linking.LinkQuota, previous string, app *appGuard) error {
 	row, err := fromLink(l)
 	if err != nil {
 		return err
 	}
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if app != nil {
+			if err := app.check(ctx, tx); err != nil {
+				return err
+			}
+		}
 		if quota.Max > 0 {
 			if tx.Dialect().Name() == dialect.PG {
 				var id uuid.UUID

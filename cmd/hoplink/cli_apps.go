@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/internal/app"
 	"github.com/hoplink/hoplink/linking"
@@ -29,6 +31,41 @@ func (e *cliEnv) appCommand() *cli.Command {
 		Name:  "app",
 		Usage: "manage apps",
 		Subcommands: []*cli.Command{
+			{
+				Name: "rename",
+				Usage: "rename an app's subdomain to {HANDLE}.{default link domain}, for the member --by (an owner or " +
+					"admin of the app's organization); the old subdomain keeps serving for the rename period",
+				ArgsUsage: "ID HANDLE",
+				Flags: opFlags(jsonFlag,
+					&cli.StringFlag{Name: "by", Required: true, Usage: "email of the owner or admin the rename is attributed to"},
+					&cli.BoolFlag{Name: "confirm", Usage: "rename even though links use the current subdomain"}),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					id, handle, err := idAndValue(c, "ID HANDLE", "app id")
+					if err != nil {
+						return nil, nil, err
+					}
+					st, m, err := ops.RenameApp(c.Context, id, handle, c.String("by"), c.Bool("confirm"))
+					if err != nil {
+						return nil, nil, err
+					}
+					prev := ""
+					if st.PreviousLinkDomain != nil {
+						prev = *st.PreviousLinkDomain
+					}
+					ev := audit.Event{OrgID: &m.OrgID, Action: audit.AppRenamed, ActorType: audit.ActorUser, ActorID: &m.UserID,
+						TargetType: "app", TargetID: id.String(),
+						Details: map[string]string{"via": "cli", "handle": st.Handle, "link_domain": st.LinkDomain, "previous_link_domain": prev}}
+					if err := ops.Audit.Record(c.Context, ev); err != nil {
+						fmt.Fprintf(e.stderr, "hoplink: warning: the audit log did not record %s: %v\n", ev.Action, err)
+					}
+					return st, func(w io.Writer) {
+						fmt.Fprintf(w, "handle:               %s\nlink_domain:          %s\nprevious_link_domain: %s\n", st.Handle, st.LinkDomain, prev)
+						if st.RenamePeriod != nil {
+							fmt.Fprintf(w, "rename period ends:   %s\n", st.RenamePeriod.EndsAt.Format(time.RFC3339))
+						}
+					}, nil
+				}),
+			},
 			{
 				Name: "set-legacy",
 				Usage: "let an app's links use the service's default link domain too (true) or not (false); " +

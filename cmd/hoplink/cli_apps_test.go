@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -73,4 +74,44 @@ func TestAppSetLegacy(t *testing.T) {
 		assert.Contains(t, r.stdout, "legacy_apex_enabled:  true")
 		assert.Contains(t, r.stdout, "acme-shop.hop.localhost")
 	})
+}
+
+// createLinkOn puts a link of app appID on its subdomain domain in db.
+func createLinkOn(t *testing.T, db, orgID, appID, domain, slug string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.Open(ctx, db)
+	require.NoError(t, err)
+	defer s.Close()
+	app, org := uuid.MustParse(appID), uuid.MustParse(orgID)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	require.NoError(t, s.CreateLink(ctx, &linking.Link{ID: uuid.Must(uuid.NewV7()), OrgID: org, AppID: &app, Domain: domain, Slug: slug,
+		DestinationURL: "https://example.com/", IsActive: true, Tags: []string{}, CreatedAt: now, UpdatedAt: now}, linking.LinkQuota{}))
+}
+
+func TestAppRename(t *testing.T) {
+	db := newDB(t)
+	orgID, _ := createOrg(t, db, "Acme")
+	appID := createApp(t, db, orgID, "Acme Shop")
+	createLinkOn(t, db, orgID, appID, "acme-shop.hop.localhost", "spring")
+	ok(t, "correct horse battery staple\n", "user", "create", "--db", db, "--email", "ann@example.com", "--password-stdin", "--json")
+	ok(t, "", "member", "add", "--db", db, "--org", orgID, "--email", "ann@example.com", "--role", "admin", "--json")
+	ok(t, "correct horse battery staple\n", "user", "create", "--db", db, "--email", "bob@example.com", "--password-stdin", "--json")
+	ok(t, "", "member", "add", "--db", db, "--org", orgID, "--email", "bob@example.com", "--role", "member", "--json")
+
+	t.Run("failures", func(t *testing.T) {
+		fails(t, errcode.AttributedKeyRequired, "", "app", "rename", appID, "acme-two", "--by", "nobody@example.com", "--confirm", "--db", db, "--json")
+		fails(t, errcode.Forbidden, "", "app", "rename", appID, "acme-two", "--by", "bob@example.com", "--confirm", "--db", db, "--json")
+		fails(t, errcode.ConfirmationRequired, "", "app", "rename", appID, "acme-two", "--by", "ann@example.com", "--db", db, "--json")
+		fails(t, errcode.ValidationError, "", "app", "rename", appID, "Not A Handle", "--by", "ann@example.com", "--db", db, "--json")
+		fails(t, errcode.NotFound, "", "app", "rename", uuid.NewString(), "acme-two", "--by", "ann@example.com", "--db", db, "--json")
+	})
+
+	st := ok(t, "", "app", "rename", appID, "acme-two", "--by", "ANN@example.com", "--confirm", "--db", db, "--json")
+	assert.Equal(t, "acme-two", st["handle"])
+	assert.Equal(t, "acme-two.hop.localhost", st["link_domain"])
+	assert.Equal(t, "acme-shop.hop.localhost", st["previous_link_domain"])
+	require.NotNil(t, st["rename_period"])
+	assert.Equal(t, map[string]any{"moving": 1.0, "waiting": 0.0, "kept": 0.0}, st["previous_links"])
+	fails(t, errcode.RenamePeriodOpen, "", "app", "rename", appID, "acme-three", "--by", "ann@example.com", "--confirm", "--db", db, "--json")
 }

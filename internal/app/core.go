@@ -86,6 +86,34 @@ func RunExportWorker(lc fx.Lifecycle, x *analytics.Exports) {
 	runInBackground(lc, "click export worker", x.Run)
 }
 
+// RenameSweepInterval is how often every replica serving the REST API ends
+// the app rename periods that have ended (linking.AppService.SweepRenamePeriods).
+// The API ends a period on time anyway when it reads or writes its app;
+// the sweep bounds how late the link domains see the end when nothing does.
+const RenameSweepInterval = time.Minute
+
+// RunRenameSweeper ends due app rename periods at start and every
+// RenameSweepInterval while the application runs. Sweeps on several
+// replicas at once are safe: each period ends once.
+func RunRenameSweeper(lc fx.Lifecycle, apps *linking.AppService, log *slog.Logger) {
+	runInBackground(lc, "app rename sweep", func(ctx context.Context) error {
+		t := time.NewTicker(RenameSweepInterval)
+		defer t.Stop()
+		for {
+			if n, err := apps.SweepRenamePeriods(ctx); err != nil && ctx.Err() == nil {
+				log.Error("ending app rename periods", "err", err)
+			} else if n > 0 {
+				log.Info("ended app rename periods", "count", n)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+		}
+	})
+}
+
 // NewResolver returns the link-domain resolver over s, with its default
 // cache (linking.DefaultResolveTTL, linking.DefaultResolveCacheSize), the
 // configuration's database deadline and its stale-if-error bound.
@@ -169,9 +197,11 @@ type AppServiceDeps struct {
 	Store         *store.Store
 	Authenticator *auth.Authenticator
 	Resolver      *linking.Resolver
+	Domains       *linking.DomainService
 	// Matcher is the attribution matcher of the binaries that serve the
 	// REST API (the API module provides it); nil in the others.
 	Matcher *attribution.Matcher `optional:"true"`
+	Log     *slog.Logger
 }
 
 // NewAppService returns the apps service over the store, giving apps their
@@ -184,6 +214,11 @@ func NewAppService(d AppServiceDeps) *linking.AppService {
 	return linking.NewAppService(d.Store, d.Store, linking.AppServiceOptions{
 		DefaultLinkDomain: d.Config.DefaultLinkDomain,
 		Forget:            d.Authenticator,
+		CustomDomains:     d.Domains,
+		OnLeftBehind: func(app *linking.App, n int) {
+			d.Log.Warn("an app's rename period ended with links left on its old subdomain, their slug taken on the new one",
+				"app_id", app.ID, "org_id", app.OrgID, "links", n)
+		},
 		OnAppChange: func(uuid.UUID) {
 			r.InvalidateAll()
 			if m != nil {

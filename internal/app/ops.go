@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"io"
+	"strings"
 
 	"github.com/google/uuid"
 
@@ -65,7 +66,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	return &Ops{
 		Orgs:    orgs,
 		Keys:    auth.NewKeys(s, auth.KeysOptions{}),
-		Apps:    linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain}),
+		Apps:    linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain, CustomDomains: domains}),
 		Audit:   audit.NewRecorder(s, audit.RecorderOptions{}),
 		Exports: analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String()}),
 		Purger:  analytics.NewPurger(s, analytics.PurgerOptions{}),
@@ -147,4 +148,41 @@ func (o *Ops) RevokeKey(ctx context.Context, id uuid.UUID) (*auth.Key, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// RenameApp renames the subdomain of app id, whatever its organization,
+// for the member of that organization whose email is by, as PUT
+// /v1/apps/{id}/subdomain does for a key that member created: the
+// member's role must allow it (owners and admins). It returns the
+// subdomain state and the member, whom the caller records in the audit
+// log as the rename's actor. A by that names no member of the app's
+// organization is 403 ATTRIBUTED_KEY_REQUIRED.
+func (o *Ops) RenameApp(ctx context.Context, id uuid.UUID, handle, by string, confirm bool) (*linking.SubdomainState, *org.Member, error) {
+	a, err := o.store.AppAnyOrg(ctx, id)
+	if err != nil {
+		return nil, nil, errcode.NotFoundAs(err, "app not found")
+	}
+	var member *org.Member
+	if email, err := identity.NormalizeEmail(by); err == nil {
+		members, err := o.Orgs.Members(ctx, a.OrgID)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range members {
+			if strings.EqualFold(members[i].Email, email) {
+				member = &members[i]
+			}
+		}
+	}
+	if member == nil {
+		return nil, nil, errcode.New(errcode.AttributedKeyRequired,
+			"a subdomain rename must be attributable to a person: --by must be the email of a member of the app's organization")
+	}
+	p := &auth.Principal{OrgID: a.OrgID, Type: auth.KeyTypeAPI, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeAppsWrite}),
+		CreatedBy: &member.UserID, Role: member.Role}
+	st, err := o.Apps.Rename(ctx, p, id, linking.RenameInput{Handle: &handle, Confirm: &confirm})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, member, nil
 }

@@ -29,7 +29,7 @@ type Handler struct{ http.Handler }
 // API provides the REST API handler.
 var API = fx.Module("api",
 	fx.Provide(NewAPI, NewMatcher),
-	fx.Invoke(RunExportWorker, RunPurger),
+	fx.Invoke(RunExportWorker, RunPurger, RunRenameSweeper),
 )
 
 // NewLists returns the installs and attempts lists over s, reading plans
