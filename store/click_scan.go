@@ -24,9 +24,8 @@ const scanPage = 256
 // w (From inclusive, To exclusive) that pass f and, when createdBy is not
 // nil, whose link that member created, in (occurred_at, id) order,
 // decoding the window's segments one at a time (several only where
-// segments overlap in time). Filters mean what whereClicks (the same
-// filters in SQL) makes them mean: Tag keeps the clicks of links that
-// carry the tag now. The clicks of a deleted link (a tombstone in
+// segments overlap in time). Each filter keeps the clicks whose value
+// equals it; Tag keeps the clicks of links that carry the tag now. The clicks of a deleted link (a tombstone in
 // click_link_tombstones) are skipped until its compaction removed them.
 // fn may keep nothing it is given past its return (the click is reused);
 // it ends the scan without an error by returning errStopScan.
