@@ -131,7 +131,9 @@ func TestClickSegmentsMigrationOnAPopulatedDatabase(t *testing.T) {
 	t.Parallel()
 	eachEmptyDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
-		migrateTo(t, s, "20261125000005_install_ip_index")
+		// Every migration before the segments', so that today's apps and
+		// links can be created.
+		migrateTo(t, s, "20261126000001_click_rollups")
 		o := createOrg(t, s, c, "acme")
 		withApp, plain := appAndPlainLinks(t, s, c, o.ID)
 		t0 := c.next()
