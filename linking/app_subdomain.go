@@ -25,11 +25,13 @@ const FieldDefaultDomain = "domain"
 // endpoints; with any other AppStore they fail with an internal error.
 type AppSubdomainStore interface {
 	// SetAppDefaultLinkDomain sets default_link_domain and updated_at of app
-	// id of orgID and returns the app; errcode.ErrNotFound when there is
-	// none in orgID.
+	// id of orgID, whose domain was chosen from the app as it was at
+	// App.LinkState linkState, and returns the app; ErrAppStateChanged when
+	// the app's LinkState is no longer linkState; errcode.ErrNotFound when
+	// there is no such app in orgID.
 	//
 	// It raises the app's LinkState.
-	SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, now time.Time) (*App, error)
+	SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, linkState int64, now time.Time) (*App, error)
 	// RenameApp carries r out in one transaction and returns the renamed
 	// app; see AppRename for the checks and their errors, and
 	// errcode.ErrNotFound when the app is not in r.OrgID.
@@ -239,7 +241,10 @@ func (s *AppService) subdomainStore() (AppSubdomainStore, error) {
 // organization; never its previous subdomain. Null sets the app's
 // subdomain. Errors: 403 FORBIDDEN (scope apps:write, owners and admins),
 // 404 NOT_FOUND, 400 VALIDATION_ERROR (domain absent, empty or too long),
-// 422 INVALID_DOMAIN with details.domain and details.allowed_link_domains.
+// 422 INVALID_DOMAIN with details.domain and details.allowed_link_domains,
+// 409 APP_LINK_STATE_CHANGED when the app's subdomain state changed (a
+// rename, an extension, the end of a period, another default) between the
+// check and the write.
 //
 // A custom domain saved here that later stops being live (unverified,
 // suspended, deleted) stays saved: POST /links naming no domain then
@@ -272,10 +277,10 @@ func (s *AppService) SetDefaultLinkDomain(ctx context.Context, p *auth.Principal
 			return nil, invalidDomain(domain, app.Domains(), s.defaultLinkDomain, allowed)
 		}
 	}
-	a, err := ss.SetAppDefaultLinkDomain(ctx, p.OrgID, id, domain, s.now())
+	a, err := ss.SetAppDefaultLinkDomain(ctx, p.OrgID, id, domain, app.LinkState, s.now())
 	s.changed(p.OrgID)
 	if err != nil {
-		return nil, errcode.NotFoundAs(err, "app not found")
+		return nil, renameError(err, "")
 	}
 	return s.fill(a), nil
 }

@@ -45,16 +45,27 @@ func lockApp(ctx context.Context, tx bun.Tx, orgID, id uuid.UUID) (*appRow, erro
 	return &row, nil
 }
 
-// SetAppDefaultLinkDomain implements linking.AppSubdomainStore.
-func (s *Store) SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, now time.Time) (*linking.App, error) {
+// SetAppDefaultLinkDomain implements linking.AppSubdomainStore: one update
+// guarded by the app's link_state, so that a default chosen from a stale
+// read is never written.
+func (s *Store) SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, linkState int64, now time.Time) (*linking.App, error) {
 	var row appRow
 	err := s.db.NewUpdate().Model(&row).
 		Set("default_link_domain = ?", domain).
 		Set("link_state = a.link_state + 1").
 		Set("updated_at = ?", utc(now)).
-		Where("a.id = ? AND a.org_id = ?", id, orgID).
+		Where("a.id = ? AND a.org_id = ? AND a.link_state = ?", id, orgID, linkState).
 		Returning("*").
 		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		exists, xerr := s.db.NewSelect().Model((*appRow)(nil)).Where("a.id = ? AND a.org_id = ?", id, orgID).Exists(ctx)
+		if xerr != nil {
+			return nil, s.err("set app default link domain", xerr)
+		}
+		if exists {
+			return nil, linking.ErrAppStateChanged
+		}
+	}
 	if err != nil {
 		return nil, s.err("set app default link domain", err)
 	}

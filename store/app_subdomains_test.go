@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -214,5 +215,35 @@ func TestCreateAppLinkRacesARename(t *testing.T) {
 		assert.Equal(t, created, counts.Moving, "the rename sees every link created before it")
 		err = s.CreateAppLink(t.Context(), linkOf(c, a, a.LinkDomain, "late"), linking.LinkQuota{}, "", a.LinkState)
 		assert.ErrorIs(t, err, linking.ErrAppStateChanged, "after the rename, the old state is refused")
+	})
+}
+
+// A default link domain chosen from a read of the app that a rename has
+// made stale is refused with ErrAppStateChanged and not written; one
+// chosen from the state now is written, and a missing app is not found.
+func TestSetAppDefaultLinkDomainChecksTheAppState(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		c := newClock()
+		o := createOrg(t, s, c, "acme")
+		a := newApp(c, o.ID, "App")
+		require.NoError(t, s.CreateApp(t.Context(), a, 1000))
+		stale := a.LinkState
+		r := renameOf(a, "renamed", c.next())
+		renamed, err := s.RenameApp(t.Context(), r)
+		require.NoError(t, err)
+
+		_, err = s.SetAppDefaultLinkDomain(t.Context(), o.ID, a.ID, a.LinkDomain, stale, c.next())
+		assert.ErrorIs(t, err, linking.ErrAppStateChanged)
+		got, err := s.AppByID(t.Context(), o.ID, a.ID)
+		require.NoError(t, err)
+		assert.Equal(t, r.ToLinkDomain, got.DefaultLinkDomain, "nothing written against the stale state")
+		assert.Equal(t, renamed.LinkState, got.LinkState)
+
+		set, err := s.SetAppDefaultLinkDomain(t.Context(), o.ID, a.ID, r.ToLinkDomain, renamed.LinkState, c.next())
+		require.NoError(t, err)
+		assert.Equal(t, renamed.LinkState+1, set.LinkState)
+		_, err = s.SetAppDefaultLinkDomain(t.Context(), o.ID, uuid.Must(uuid.NewV7()), r.ToLinkDomain, 0, c.next())
+		assert.ErrorIs(t, err, errcode.ErrNotFound)
 	})
 }
