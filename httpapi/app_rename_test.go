@@ -305,3 +305,36 @@ func TestRenameHoldAndTakeBack(t *testing.T) {
 		})
 	})
 }
+
+// A period carried out late (no request, no sweep until days after
+// ends_at) ended at ends_at all the same: the hold of the old handle runs
+// 7 days from ends_at, and the moved link's old address began then.
+func TestRenameEndCarriedOutLateDatesFromEndsAt(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newCustomHarness(t, s)
+		o := h.planOrg(t, "Acme", org.PlanGrowth)
+		key, _ := h.ownerKey(t, o)
+		first := h.createApp(t, key.raw, `{"name":"First"}`)
+		other := h.createApp(t, key.raw, `{"name":"Other"}`)
+		h.create(t, key.raw, `{"destination_url":"https://example.com/a","slug":"alpha","app_id":"`+first.ID.String()+`"}`)
+		st := h.rename(t, key.raw, first.ID, `{"handle":"first-new","confirm":true}`).subdomain(t)
+		require.NotNil(t, st.RenamePeriod)
+		endsAt := st.RenamePeriod.EndsAt
+
+		h.clock.Set(endsAt.Add(3 * 24 * time.Hour))
+		n, err := h.apps.SweepRenamePeriods(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		var began time.Time
+		require.NoError(t, s.DB().NewSelect().Table("link_old_addresses").Column("began_at").
+			Where("domain = ? AND slug = ?", first.LinkDomain, "alpha").Scan(context.Background(), &began))
+		assert.True(t, endsAt.Equal(began), "old address began at ends_at %s, not %s", endsAt, began)
+
+		h.clock.Set(endsAt.Add(linking.HandleHold - time.Millisecond))
+		assertError(t, h.rename(t, key.raw, other.ID, `{"handle":"`+first.Handle+`"}`), http.StatusConflict, errcode.AppHandleHeld)
+		h.clock.Set(endsAt.Add(linking.HandleHold))
+		got := h.rename(t, key.raw, other.ID, `{"handle":"`+first.Handle+`"}`).subdomain(t)
+		assert.Equal(t, first.LinkDomain, got.LinkDomain, "the hold ran from ends_at")
+	})
+}

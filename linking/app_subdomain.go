@@ -295,8 +295,14 @@ func (s *AppService) settle(ctx context.Context, ss AppSubdomainStore, app *App)
 		return app, nil
 	}
 	previous := NormalizeDomain(*app.PreviousLinkDomain)
+	// The period ended at ends_at, whenever this call comes: the hold and
+	// the moved links' old addresses start then, so that a late end (no
+	// request, no sweep for a while) neither lengthens the hold nor dates
+	// the moves after the fact. An extension meanwhile moves ends_at past
+	// At, and the store then ends nothing.
+	ends := *app.RenameEndsAt
 	e := &RenameEnd{OrgID: app.OrgID, AppID: app.ID, Previous: previous, Current: NormalizeDomain(app.LinkDomain),
-		At: now, HoldUntil: now.Add(HandleHold)}
+		At: ends, HoldUntil: ends.Add(HandleHold)}
 	e.OldHandle, _ = strings.CutSuffix(previous, "."+s.defaultLinkDomain)
 	ended, err := ss.EndRenamePeriod(ctx, e)
 	s.changed(app.OrgID)
