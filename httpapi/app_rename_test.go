@@ -338,3 +338,34 @@ func TestRenameEndCarriedOutLateDatesFromEndsAt(t *testing.T) {
 		assert.Equal(t, first.LinkDomain, got.LinkDomain, "the hold ran from ends_at")
 	})
 }
+
+// Past ends_at, before any request or sweep carries the end out, the link
+// domains already treat the period as ended: no association files on the
+// old subdomain, whose links keep redirecting until the end moves them.
+func TestRenamePeriodEndsOnTheLinkDomainsAtEndsAt(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newCustomHarness(t, s)
+		o := h.planOrg(t, "Acme", org.PlanGrowth)
+		key, _ := h.ownerKey(t, o)
+		app := h.iosApp(t, key.raw, "Shop")
+		old := app.LinkDomain
+		next := "shop-two." + linkDomain
+		h.create(t, key.raw, `{"destination_url":"https://example.com/a","slug":"alpha","app_id":"`+app.ID.String()+`"}`)
+		st := h.rename(t, key.raw, app.ID, `{"handle":"shop-two","confirm":true}`).subdomain(t)
+		require.NotNil(t, st.RenamePeriod)
+
+		h.clock.Set(st.RenamePeriod.EndsAt.Add(-time.Millisecond))
+		h.resolver.InvalidateAll()
+		assert.Equal(t, http.StatusOK, h.siteGet(t, old, httpapi.AASAPath).status, "during the period")
+		h.assertRedirect(t, old, "alpha", http.StatusFound, "https://example.com/a")
+
+		h.clock.Set(st.RenamePeriod.EndsAt)
+		assert.Equal(t, http.StatusNotFound, h.siteGet(t, old, httpapi.AASAPath).status, "no files past ends_at, though not swept")
+		assert.Equal(t, http.StatusOK, h.siteGet(t, next, httpapi.AASAPath).status)
+		h.assertRedirect(t, old, "alpha", http.StatusFound, "https://example.com/a")
+		got, err := s.AppByID(context.Background(), o.ID, app.ID)
+		require.NoError(t, err)
+		require.NotNil(t, got.PreviousLinkDomain, "the end is not carried out yet")
+	})
+}
