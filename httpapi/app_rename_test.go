@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -367,5 +368,70 @@ func TestRenamePeriodEndsOnTheLinkDomainsAtEndsAt(t *testing.T) {
 		got, err := s.AppByID(context.Background(), o.ID, app.ID)
 		require.NoError(t, err)
 		require.NotNil(t, got.PreviousLinkDomain, "the end is not carried out yet")
+	})
+}
+
+// failingEnds is a store whose end of app fail's rename period fails (with
+// err), or, when err is nil, ends nothing, so that the app stays due.
+type failingEnds struct {
+	*store.Store
+	fail uuid.UUID
+	err  error
+}
+
+func (f *failingEnds) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*linking.RenameEnded, error) {
+	if e.AppID == f.fail {
+		return nil, f.err
+	}
+	return f.Store.EndRenamePeriod(ctx, e)
+}
+
+// One app whose end fails, or that stays due, neither stops the sweep
+// from ending the periods after it nor keeps it sweeping forever.
+func TestSweepGoesOnPastAFailingEnd(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newCustomHarness(t, s)
+		o := h.planOrg(t, "Acme", org.PlanGrowth)
+		key, _ := h.ownerKey(t, o)
+		first := h.createApp(t, key.raw, `{"name":"First"}`)
+		second := h.createApp(t, key.raw, `{"name":"Second"}`)
+		third := h.createApp(t, key.raw, `{"name":"Third"}`)
+		st := h.rename(t, key.raw, first.ID, `{"handle":"first-new"}`).subdomain(t)
+		h.clock.Advance(time.Second)
+		h.rename(t, key.raw, second.ID, `{"handle":"second-new"}`).subdomain(t)
+		h.clock.Advance(time.Second)
+		h.rename(t, key.raw, third.ID, `{"handle":"third-new"}`).subdomain(t)
+		h.clock.Set(st.RenamePeriod.EndsAt.Add(time.Hour))
+
+		for _, tt := range []struct {
+			name string
+			err  error
+			app  uuid.UUID
+		}{
+			{name: "an end that fails", err: errors.New("disk full"), app: first.ID},
+			{name: "an end that leaves the app due", app: first.ID},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				f := &failingEnds{Store: s, fail: tt.app, err: tt.err}
+				apps := linking.NewAppService(f, s, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain, Clock: h.clock.Now})
+				n, err := apps.SweepRenamePeriods(context.Background())
+				if tt.err != nil {
+					require.ErrorIs(t, err, tt.err)
+					assert.Contains(t, err.Error(), first.ID.String())
+				} else {
+					require.NoError(t, err)
+				}
+				for _, id := range []uuid.UUID{second.ID, third.ID} {
+					got, err := s.AppByID(context.Background(), o.ID, id)
+					require.NoError(t, err)
+					assert.Nil(t, got.PreviousLinkDomain, "the apps after the failing one are ended")
+				}
+				got, err := s.AppByID(context.Background(), o.ID, first.ID)
+				require.NoError(t, err)
+				assert.NotNil(t, got.PreviousLinkDomain, "the failing app stays due for the next sweep")
+				assert.LessOrEqual(t, n, 3)
+			})
+		}
 	})
 }

@@ -61,8 +61,9 @@ type AppSubdomainStore interface {
 	// none).
 	EndRenamePeriod(ctx context.Context, e *RenameEnd) (*RenameEnded, error)
 	// EndedRenamePeriods returns up to limit apps, of any organization,
-	// whose rename period ended by now.
-	EndedRenamePeriods(ctx context.Context, now time.Time, limit int) ([]*App, error)
+	// whose rename period ended by now, in the order of (RenameEndsAt, ID)
+	// and after the app of after (from the start when after is nil).
+	EndedRenamePeriods(ctx context.Context, now time.Time, after *App, limit int) ([]*App, error)
 }
 
 // RenameEnd is the end of an app's rename period, as
@@ -320,25 +321,41 @@ func (s *AppService) settle(ctx context.Context, ss AppSubdomainStore, app *App)
 }
 
 // SweepRenamePeriods ends every rename period that ended by now, whatever
-// its organization, and returns how many it ended. Every replica runs it
-// periodically, so that a period ends on time even when no request reads
-// the app; the store decides between replicas that end one at once.
+// its organization, and returns how many apps it settled. Every replica
+// runs it periodically, so that a period ends on time even when no request
+// reads the app; the store decides between replicas that end one at once.
+// It visits each due app once, in the order of its end: an app whose end
+// fails is skipped (its error joined to the one returned) and the sweep
+// goes on with the next, and one that stays due (its end failed, or it
+// came back) is left for the next sweep rather than visited again.
 func (s *AppService) SweepRenamePeriods(ctx context.Context) (int, error) {
 	ss, err := s.subdomainStore()
 	if err != nil {
 		return 0, err
 	}
+	const batch = 100
+	now := s.now()
 	n := 0
+	var errs []error
+	var after *App
 	for {
-		apps, err := ss.EndedRenamePeriods(ctx, s.now(), 100)
-		if err != nil || len(apps) == 0 {
-			return n, err
+		apps, err := ss.EndedRenamePeriods(ctx, now, after, batch)
+		if err != nil {
+			return n, errors.Join(append(errs, err)...)
 		}
 		for _, a := range apps {
+			after = a
 			if _, err := s.settle(ctx, ss, a); err != nil {
-				return n, err
+				if ctx.Err() != nil {
+					return n, errors.Join(append(errs, err)...)
+				}
+				errs = append(errs, fmt.Errorf("linking: ending the rename period of app %s: %w", a.ID, err))
+				continue
 			}
 			n++
+		}
+		if len(apps) < batch {
+			return n, errors.Join(errs...)
 		}
 	}
 }

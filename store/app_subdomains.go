@@ -348,11 +348,15 @@ func (s *Store) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*lin
 
 // EndedRenamePeriods implements linking.AppSubdomainStore through the
 // index apps_rename_ends_at_idx.
-func (s *Store) EndedRenamePeriods(ctx context.Context, now time.Time, limit int) ([]*linking.App, error) {
+func (s *Store) EndedRenamePeriods(ctx context.Context, now time.Time, after *linking.App, limit int) ([]*linking.App, error) {
 	var rows []appRow
-	err := s.db.NewSelect().Model(&rows).
-		Where("a.rename_ends_at IS NOT NULL AND a.rename_ends_at <= ?", utc(now)).
-		OrderExpr("a.rename_ends_at, a.id").Limit(int64(limit)).Scan(ctx)
+	q := s.db.NewSelect().Model(&rows).
+		Where("a.rename_ends_at IS NOT NULL AND a.rename_ends_at <= ?", utc(now))
+	if after != nil && after.RenameEndsAt != nil {
+		at := utc(*after.RenameEndsAt)
+		q.Where("(a.rename_ends_at > ? OR (a.rename_ends_at = ? AND a.id > ?))", at, at, after.ID)
+	}
+	err := q.OrderExpr("a.rename_ends_at, a.id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, s.err("ended rename periods", err)
 	}

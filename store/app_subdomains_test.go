@@ -98,12 +98,12 @@ func TestEndRenamePeriodOnce(t *testing.T) {
 		res, err := s.EndRenamePeriod(t.Context(), end)
 		require.NoError(t, err)
 		assert.Nil(t, res, "not before the end")
-		due, err := s.EndedRenamePeriods(t.Context(), end.At, 10)
+		due, err := s.EndedRenamePeriods(t.Context(), end.At, nil, 10)
 		require.NoError(t, err)
 		assert.Empty(t, due)
 
 		end.At = r.EndsAt
-		due, err = s.EndedRenamePeriods(t.Context(), end.At, 10)
+		due, err = s.EndedRenamePeriods(t.Context(), end.At, nil, 10)
 		require.NoError(t, err)
 		require.Len(t, due, 1)
 		results := make([]*linking.RenameEnded, 4)
