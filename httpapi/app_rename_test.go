@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -303,5 +304,134 @@ func TestRenameHoldAndTakeBack(t *testing.T) {
 			st := h.rename(t, key.raw, third.ID, `{"handle":"`+second.Handle+`"}`).subdomain(t)
 			assert.Equal(t, second.LinkDomain, st.LinkDomain)
 		})
+	})
+}
+
+// A period carried out late (no request, no sweep until days after
+// ends_at) ended at ends_at all the same: the hold of the old handle runs
+// 7 days from ends_at, and the moved link's old address began then.
+func TestRenameEndCarriedOutLateDatesFromEndsAt(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newCustomHarness(t, s)
+		o := h.planOrg(t, "Acme", org.PlanGrowth)
+		key, _ := h.ownerKey(t, o)
+		first := h.createApp(t, key.raw, `{"name":"First"}`)
+		other := h.createApp(t, key.raw, `{"name":"Other"}`)
+		h.create(t, key.raw, `{"destination_url":"https://example.com/a","slug":"alpha","app_id":"`+first.ID.String()+`"}`)
+		st := h.rename(t, key.raw, first.ID, `{"handle":"first-new","confirm":true}`).subdomain(t)
+		require.NotNil(t, st.RenamePeriod)
+		endsAt := st.RenamePeriod.EndsAt
+
+		h.clock.Set(endsAt.Add(3 * 24 * time.Hour))
+		n, err := h.apps.SweepRenamePeriods(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		var began time.Time
+		require.NoError(t, s.DB().NewSelect().Table("link_old_addresses").Column("began_at").
+			Where("domain = ? AND slug = ?", first.LinkDomain, "alpha").Scan(context.Background(), &began))
+		assert.True(t, endsAt.Equal(began), "old address began at ends_at %s, not %s", endsAt, began)
+
+		h.clock.Set(endsAt.Add(linking.HandleHold - time.Millisecond))
+		assertError(t, h.rename(t, key.raw, other.ID, `{"handle":"`+first.Handle+`"}`), http.StatusConflict, errcode.AppHandleHeld)
+		h.clock.Set(endsAt.Add(linking.HandleHold))
+		got := h.rename(t, key.raw, other.ID, `{"handle":"`+first.Handle+`"}`).subdomain(t)
+		assert.Equal(t, first.LinkDomain, got.LinkDomain, "the hold ran from ends_at")
+	})
+}
+
+// Past ends_at, before any request or sweep carries the end out, the link
+// domains already treat the period as ended: no association files on the
+// old subdomain, whose links keep redirecting until the end moves them.
+func TestRenamePeriodEndsOnTheLinkDomainsAtEndsAt(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newCustomHarness(t, s)
+		o := h.planOrg(t, "Acme", org.PlanGrowth)
+		key, _ := h.ownerKey(t, o)
+		app := h.iosApp(t, key.raw, "Shop")
+		old := app.LinkDomain
+		next := "shop-two." + linkDomain
+		h.create(t, key.raw, `{"destination_url":"https://example.com/a","slug":"alpha","app_id":"`+app.ID.String()+`"}`)
+		st := h.rename(t, key.raw, app.ID, `{"handle":"shop-two","confirm":true}`).subdomain(t)
+		require.NotNil(t, st.RenamePeriod)
+
+		h.clock.Set(st.RenamePeriod.EndsAt.Add(-time.Millisecond))
+		h.resolver.InvalidateAll()
+		assert.Equal(t, http.StatusOK, h.siteGet(t, old, httpapi.AASAPath).status, "during the period")
+		h.assertRedirect(t, old, "alpha", http.StatusFound, "https://example.com/a")
+
+		h.clock.Set(st.RenamePeriod.EndsAt)
+		assert.Equal(t, http.StatusNotFound, h.siteGet(t, old, httpapi.AASAPath).status, "no files past ends_at, though not swept")
+		assert.Equal(t, http.StatusOK, h.siteGet(t, next, httpapi.AASAPath).status)
+		h.assertRedirect(t, old, "alpha", http.StatusFound, "https://example.com/a")
+		got, err := s.AppByID(context.Background(), o.ID, app.ID)
+		require.NoError(t, err)
+		require.NotNil(t, got.PreviousLinkDomain, "the end is not carried out yet")
+	})
+}
+
+// failingEnds is a store whose end of app fail's rename period fails (with
+// err), or, when err is nil, ends nothing, so that the app stays due.
+type failingEnds struct {
+	*store.Store
+	fail uuid.UUID
+	err  error
+}
+
+func (f *failingEnds) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*linking.RenameEnded, error) {
+	if e.AppID == f.fail {
+		return nil, f.err
+	}
+	return f.Store.EndRenamePeriod(ctx, e)
+}
+
+// One app whose end fails, or that stays due, neither stops the sweep
+// from ending the periods after it nor keeps it sweeping forever.
+func TestSweepGoesOnPastAFailingEnd(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		h := newCustomHarness(t, s)
+		o := h.planOrg(t, "Acme", org.PlanGrowth)
+		key, _ := h.ownerKey(t, o)
+		first := h.createApp(t, key.raw, `{"name":"First"}`)
+		second := h.createApp(t, key.raw, `{"name":"Second"}`)
+		third := h.createApp(t, key.raw, `{"name":"Third"}`)
+		st := h.rename(t, key.raw, first.ID, `{"handle":"first-new"}`).subdomain(t)
+		h.clock.Advance(time.Second)
+		h.rename(t, key.raw, second.ID, `{"handle":"second-new"}`).subdomain(t)
+		h.clock.Advance(time.Second)
+		h.rename(t, key.raw, third.ID, `{"handle":"third-new"}`).subdomain(t)
+		h.clock.Set(st.RenamePeriod.EndsAt.Add(time.Hour))
+
+		for _, tt := range []struct {
+			name string
+			err  error
+			app  uuid.UUID
+		}{
+			{name: "an end that fails", err: errors.New("disk full"), app: first.ID},
+			{name: "an end that leaves the app due", app: first.ID},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				f := &failingEnds{Store: s, fail: tt.app, err: tt.err}
+				apps := linking.NewAppService(f, s, linking.AppServiceOptions{DefaultLinkDomain: defaultLinkDomain, Clock: h.clock.Now})
+				n, err := apps.SweepRenamePeriods(context.Background())
+				if tt.err != nil {
+					require.ErrorIs(t, err, tt.err)
+					assert.Contains(t, err.Error(), first.ID.String())
+				} else {
+					require.NoError(t, err)
+				}
+				for _, id := range []uuid.UUID{second.ID, third.ID} {
+					got, err := s.AppByID(context.Background(), o.ID, id)
+					require.NoError(t, err)
+					assert.Nil(t, got.PreviousLinkDomain, "the apps after the failing one are ended")
+				}
+				got, err := s.AppByID(context.Background(), o.ID, first.ID)
+				require.NoError(t, err)
+				assert.NotNil(t, got.PreviousLinkDomain, "the failing app stays due for the next sweep")
+				assert.LessOrEqual(t, n, 3)
+			})
+		}
 	})
 }

@@ -189,6 +189,12 @@ func TestAppLinkStateChanged(t *testing.T) {
 		resp = h.post(t, key.raw, "/v1/links", `{"destination_url":"https://example.com/","app_id":"`+app.ID.String()+`"}`)
 		assertError(t, resp, http.StatusConflict, errcode.AppLinkStateChanged)
 		assert.Zero(t, h.count(t, "links", o.ID), "nothing written against the stale state")
+		// A default chosen from the stale read (null: the old subdomain) is
+		// refused, not written.
+		assertError(t, h.putDefaultDomain(t, key.raw, app.ID, `{"domain":null}`), http.StatusConflict, errcode.AppLinkStateChanged)
+		after, err := s.AppByID(context.Background(), o.ID, app.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "shop-two."+linkDomain, after.DefaultLinkDomain, "the default follows the rename, never the stale subdomain")
 
 		other := h.createApp(t, key.raw, `{"name":"Other"}`)
 		otherBefore, err := s.AppByID(context.Background(), o.ID, other.ID)

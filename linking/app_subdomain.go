@@ -25,11 +25,13 @@ const FieldDefaultDomain = "domain"
 // endpoints; with any other AppStore they fail with an internal error.
 type AppSubdomainStore interface {
 	// SetAppDefaultLinkDomain sets default_link_domain and updated_at of app
-	// id of orgID and returns the app; errcode.ErrNotFound when there is
-	// none in orgID.
+	// id of orgID, whose domain was chosen from the app as it was at
+	// App.LinkState linkState, and returns the app; ErrAppStateChanged when
+	// the app's LinkState is no longer linkState; errcode.ErrNotFound when
+	// there is no such app in orgID.
 	//
 	// It raises the app's LinkState.
-	SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, now time.Time) (*App, error)
+	SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, linkState int64, now time.Time) (*App, error)
 	// RenameApp carries r out in one transaction and returns the renamed
 	// app; see AppRename for the checks and their errors, and
 	// errcode.ErrNotFound when the app is not in r.OrgID.
@@ -59,8 +61,9 @@ type AppSubdomainStore interface {
 	// none).
 	EndRenamePeriod(ctx context.Context, e *RenameEnd) (*RenameEnded, error)
 	// EndedRenamePeriods returns up to limit apps, of any organization,
-	// whose rename period ended by now.
-	EndedRenamePeriods(ctx context.Context, now time.Time, limit int) ([]*App, error)
+	// whose rename period ended by now, in the order of (RenameEndsAt, ID)
+	// and after the app of after (from the start when after is nil).
+	EndedRenamePeriods(ctx context.Context, now time.Time, after *App, limit int) ([]*App, error)
 }
 
 // RenameEnd is the end of an app's rename period, as
@@ -239,7 +242,10 @@ func (s *AppService) subdomainStore() (AppSubdomainStore, error) {
 // organization; never its previous subdomain. Null sets the app's
 // subdomain. Errors: 403 FORBIDDEN (scope apps:write, owners and admins),
 // 404 NOT_FOUND, 400 VALIDATION_ERROR (domain absent, empty or too long),
-// 422 INVALID_DOMAIN with details.domain and details.allowed_link_domains.
+// 422 INVALID_DOMAIN with details.domain and details.allowed_link_domains,
+// 409 APP_LINK_STATE_CHANGED when the app's subdomain state changed (a
+// rename, an extension, the end of a period, another default) between the
+// check and the write.
 //
 // A custom domain saved here that later stops being live (unverified,
 // suspended, deleted) stays saved: POST /links naming no domain then
@@ -272,10 +278,10 @@ func (s *AppService) SetDefaultLinkDomain(ctx context.Context, p *auth.Principal
 			return nil, invalidDomain(domain, app.Domains(), s.defaultLinkDomain, allowed)
 		}
 	}
-	a, err := ss.SetAppDefaultLinkDomain(ctx, p.OrgID, id, domain, s.now())
+	a, err := ss.SetAppDefaultLinkDomain(ctx, p.OrgID, id, domain, app.LinkState, s.now())
 	s.changed(p.OrgID)
 	if err != nil {
-		return nil, errcode.NotFoundAs(err, "app not found")
+		return nil, renameError(err, "")
 	}
 	return s.fill(a), nil
 }
@@ -290,8 +296,14 @@ func (s *AppService) settle(ctx context.Context, ss AppSubdomainStore, app *App)
 		return app, nil
 	}
 	previous := NormalizeDomain(*app.PreviousLinkDomain)
+	// The period ended at ends_at, whenever this call comes: the hold and
+	// the moved links' old addresses start then, so that a late end (no
+	// request, no sweep for a while) neither lengthens the hold nor dates
+	// the moves after the fact. An extension meanwhile moves ends_at past
+	// At, and the store then ends nothing.
+	ends := *app.RenameEndsAt
 	e := &RenameEnd{OrgID: app.OrgID, AppID: app.ID, Previous: previous, Current: NormalizeDomain(app.LinkDomain),
-		At: now, HoldUntil: now.Add(HandleHold)}
+		At: ends, HoldUntil: ends.Add(HandleHold)}
 	e.OldHandle, _ = strings.CutSuffix(previous, "."+s.defaultLinkDomain)
 	ended, err := ss.EndRenamePeriod(ctx, e)
 	s.changed(app.OrgID)
@@ -309,25 +321,41 @@ func (s *AppService) settle(ctx context.Context, ss AppSubdomainStore, app *App)
 }
 
 // SweepRenamePeriods ends every rename period that ended by now, whatever
-// its organization, and returns how many it ended. Every replica runs it
-// periodically, so that a period ends on time even when no request reads
-// the app; the store decides between replicas that end one at once.
+// its organization, and returns how many apps it settled. Every replica
+// runs it periodically, so that a period ends on time even when no request
+// reads the app; the store decides between replicas that end one at once.
+// It visits each due app once, in the order of its end: an app whose end
+// fails is skipped (its error joined to the one returned) and the sweep
+// goes on with the next, and one that stays due (its end failed, or it
+// came back) is left for the next sweep rather than visited again.
 func (s *AppService) SweepRenamePeriods(ctx context.Context) (int, error) {
 	ss, err := s.subdomainStore()
 	if err != nil {
 		return 0, err
 	}
+	const batch = 100
+	now := s.now()
 	n := 0
+	var errs []error
+	var after *App
 	for {
-		apps, err := ss.EndedRenamePeriods(ctx, s.now(), 100)
-		if err != nil || len(apps) == 0 {
-			return n, err
+		apps, err := ss.EndedRenamePeriods(ctx, now, after, batch)
+		if err != nil {
+			return n, errors.Join(append(errs, err)...)
 		}
 		for _, a := range apps {
+			after = a
 			if _, err := s.settle(ctx, ss, a); err != nil {
-				return n, err
+				if ctx.Err() != nil {
+					return n, errors.Join(append(errs, err)...)
+				}
+				errs = append(errs, fmt.Errorf("linking: ending the rename period of app %s: %w", a.ID, err))
+				continue
 			}
 			n++
+		}
+		if len(apps) < batch {
+			return n, errors.Join(errs...)
 		}
 	}
 }

@@ -373,11 +373,15 @@ func (r *Resolver) resolved(ctx context.Context, l *Link) (*Resolved, error) {
 // AppForDomain returns the app whose link domain is domain: its subdomain,
 // its previous subdomain, or a custom domain set as its default link domain
 // (never the service's default link domain, which many apps share). The
-// association files are served for it. 404 NOT_FOUND when there is none.
+// association files are served for it. 404 NOT_FOUND when there is none,
+// and on a previous subdomain whose rename period has ended by the
+// resolver's clock, even before the end is carried out (the app's row
+// still names it): the period ends at its ends_at on every replica.
 // Answers are cached as Resolve's are; the caller must not modify the app.
 func (r *Resolver) AppForDomain(ctx context.Context, domain string) (*App, error) {
 	domain = NormalizeDomain(domain)
-	app, err := r.apps.get(ctx, domain, r.clock(), r.ttl, func(ctx context.Context) (*App, error) {
+	now := r.clock()
+	app, err := r.apps.get(ctx, domain, now, r.ttl, func(ctx context.Context) (*App, error) {
 		ctx, cancel := dbdeadline.Context(ctx, r.timeout)
 		defer cancel()
 		app, err := r.loadApp(ctx, domain)
@@ -386,10 +390,20 @@ func (r *Resolver) AppForDomain(ctx context.Context, domain string) (*App, error
 	if err != nil {
 		return nil, err
 	}
-	if app == nil {
+	if app == nil || previousEnded(app, domain, now) {
 		return nil, errAppNotFound
 	}
 	return app, nil
+}
+
+// previousEnded reports whether domain is app's previous subdomain (and
+// none of its current ones) and its rename period ended by now.
+func previousEnded(app *App, domain string, now time.Time) bool {
+	if app.PreviousLinkDomain == nil || app.RenameEndsAt == nil || now.Before(*app.RenameEndsAt) {
+		return false
+	}
+	return NormalizeDomain(*app.PreviousLinkDomain) == domain && NormalizeDomain(app.LinkDomain) != domain &&
+		NormalizeDomain(app.DefaultLinkDomain) != domain
 }
 
 func (r *Resolver) loadApp(ctx context.Context, domain string) (*App, error) {

@@ -45,16 +45,27 @@ func lockApp(ctx context.Context, tx bun.Tx, orgID, id uuid.UUID) (*appRow, erro
 	return &row, nil
 }
 
-// SetAppDefaultLinkDomain implements linking.AppSubdomainStore.
-func (s *Store) SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, now time.Time) (*linking.App, error) {
+// SetAppDefaultLinkDomain implements linking.AppSubdomainStore: one update
+// guarded by the app's link_state, so that a default chosen from a stale
+// read is never written.
+func (s *Store) SetAppDefaultLinkDomain(ctx context.Context, orgID, id uuid.UUID, domain string, linkState int64, now time.Time) (*linking.App, error) {
 	var row appRow
 	err := s.db.NewUpdate().Model(&row).
 		Set("default_link_domain = ?", domain).
 		Set("link_state = a.link_state + 1").
 		Set("updated_at = ?", utc(now)).
-		Where("a.id = ? AND a.org_id = ?", id, orgID).
+		Where("a.id = ? AND a.org_id = ? AND a.link_state = ?", id, orgID, linkState).
 		Returning("*").
 		Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		exists, xerr := s.db.NewSelect().Model((*appRow)(nil)).Where("a.id = ? AND a.org_id = ?", id, orgID).Exists(ctx)
+		if xerr != nil {
+			return nil, s.err("set app default link domain", xerr)
+		}
+		if exists {
+			return nil, linking.ErrAppStateChanged
+		}
+	}
 	if err != nil {
 		return nil, s.err("set app default link domain", err)
 	}
@@ -337,11 +348,15 @@ func (s *Store) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*lin
 
 // EndedRenamePeriods implements linking.AppSubdomainStore through the
 // index apps_rename_ends_at_idx.
-func (s *Store) EndedRenamePeriods(ctx context.Context, now time.Time, limit int) ([]*linking.App, error) {
+func (s *Store) EndedRenamePeriods(ctx context.Context, now time.Time, after *linking.App, limit int) ([]*linking.App, error) {
 	var rows []appRow
-	err := s.db.NewSelect().Model(&rows).
-		Where("a.rename_ends_at IS NOT NULL AND a.rename_ends_at <= ?", utc(now)).
-		OrderExpr("a.rename_ends_at, a.id").Limit(int64(limit)).Scan(ctx)
+	q := s.db.NewSelect().Model(&rows).
+		Where("a.rename_ends_at IS NOT NULL AND a.rename_ends_at <= ?", utc(now))
+	if after != nil && after.RenameEndsAt != nil {
+		at := utc(*after.RenameEndsAt)
+		q.Where("(a.rename_ends_at > ? OR (a.rename_ends_at = ? AND a.id > ?))", at, at, after.ID)
+	}
+	err := q.OrderExpr("a.rename_ends_at, a.id").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, s.err("ended rename periods", err)
 	}

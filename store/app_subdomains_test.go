@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -97,12 +98,12 @@ func TestEndRenamePeriodOnce(t *testing.T) {
 		res, err := s.EndRenamePeriod(t.Context(), end)
 		require.NoError(t, err)
 		assert.Nil(t, res, "not before the end")
-		due, err := s.EndedRenamePeriods(t.Context(), end.At, 10)
+		due, err := s.EndedRenamePeriods(t.Context(), end.At, nil, 10)
 		require.NoError(t, err)
 		assert.Empty(t, due)
 
 		end.At = r.EndsAt
-		due, err = s.EndedRenamePeriods(t.Context(), end.At, 10)
+		due, err = s.EndedRenamePeriods(t.Context(), end.At, nil, 10)
 		require.NoError(t, err)
 		require.Len(t, due, 1)
 		results := make([]*linking.RenameEnded, 4)
@@ -161,58 +162,109 @@ func TestCreateAppLinkChecksTheAppState(t *testing.T) {
 	})
 }
 
-// Link creates racing a rename, all decided on the state before it: each
-// create either lands before the rename (and the rename counts it) or is
-// refused with ErrAppStateChanged; none lands on the old subdomain after
-// the rename.
+// Link creates racing an unconfirmed rename (Confirm false), all decided
+// on the state before it. The rename's check that no link is on the old
+// subdomain and the creates' check of the app's state are atomic with
+// their writes: a rename that succeeded found no link on the old
+// subdomain and none landed there after it (every create refused with
+// ErrAppStateChanged); a rename refused for confirmation counted links
+// that are there, and every create either landed or was refused. Several
+// rounds, so that both orders are tried.
 func TestCreateAppLinkRacesARename(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		c := newClock()
+		o := createOrg(t, s, c, "acme")
+		const rounds, creates = 6, 8
+		renamedRounds := 0
+		for round := range rounds {
+			a := newApp(c, o.ID, "App")
+			require.NoError(t, s.CreateApp(t.Context(), a, 1000))
+			links := make([]*linking.Link, creates)
+			for i := range links {
+				links[i] = linkOf(c, a, a.LinkDomain, "race-"+string(rune('a'+i)))
+			}
+			r := renameOf(a, "renamed-"+string(rune('a'+round)), c.next())
+			r.Confirm = false
+			errs := make([]error, creates)
+			var renamed *linking.App
+			var renameErr error
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			// Half the creates start before the rename, half after, so
+			// that either may win.
+			for i := range links[:creates/2] {
+				wg.Go(func() {
+					<-start
+					errs[i] = s.CreateAppLink(t.Context(), links[i], linking.LinkQuota{}, "", a.LinkState)
+				})
+			}
+			wg.Go(func() {
+				<-start
+				renamed, renameErr = s.RenameApp(t.Context(), r)
+			})
+			for i := creates / 2; i < creates; i++ {
+				wg.Go(func() {
+					<-start
+					errs[i] = s.CreateAppLink(t.Context(), links[i], linking.LinkQuota{}, "", a.LinkState)
+				})
+			}
+			close(start)
+			wg.Wait()
+
+			created := 0
+			for _, err := range errs {
+				if err == nil {
+					created++
+					continue
+				}
+				require.ErrorIs(t, err, linking.ErrAppStateChanged)
+			}
+			onOld, err := s.CountLinksOnDomain(t.Context(), a.LinkDomain)
+			require.NoError(t, err)
+			require.Equal(t, created, onOld, "every create that succeeded is on the old subdomain, and no other")
+			if renameErr == nil {
+				renamedRounds++
+				require.NotNil(t, renamed)
+				assert.Zero(t, onOld, "round %d: the rename found no link on the old subdomain, and none landed after it", round)
+				continue
+			}
+			var ce *linking.ConfirmationError
+			require.ErrorAs(t, renameErr, &ce, "round %d", round)
+			assert.Positive(t, ce.Links, "round %d: a refusal counted links that were there", round)
+			assert.LessOrEqual(t, ce.Links, onOld, "round %d", round)
+			assert.Zero(t, creates-created, "round %d: no rename committed, so no create was refused", round)
+		}
+		t.Logf("renames that won: %d of %d", renamedRounds, rounds)
+	})
+}
+
+// A default link domain chosen from a read of the app that a rename has
+// made stale is refused with ErrAppStateChanged and not written; one
+// chosen from the state now is written, and a missing app is not found.
+func TestSetAppDefaultLinkDomainChecksTheAppState(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		c := newClock()
 		o := createOrg(t, s, c, "acme")
 		a := newApp(c, o.ID, "App")
 		require.NoError(t, s.CreateApp(t.Context(), a, 1000))
-		const creates = 12
-		links := make([]*linking.Link, creates)
-		for i := range links {
-			links[i] = linkOf(c, a, a.LinkDomain, "race-"+string(rune('a'+i)))
-		}
+		stale := a.LinkState
 		r := renameOf(a, "renamed", c.next())
-		errs := make([]error, creates)
-		var renamed *linking.App
-		var renameErr error
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for i := range links {
-			wg.Go(func() {
-				<-start
-				errs[i] = s.CreateAppLink(t.Context(), links[i], linking.LinkQuota{}, "", a.LinkState)
-			})
-		}
-		wg.Go(func() {
-			<-start
-			renamed, renameErr = s.RenameApp(t.Context(), r)
-		})
-		close(start)
-		wg.Wait()
-		require.NoError(t, renameErr)
-		require.NotNil(t, renamed)
+		renamed, err := s.RenameApp(t.Context(), r)
+		require.NoError(t, err)
 
-		created := 0
-		for _, err := range errs {
-			if err == nil {
-				created++
-				continue
-			}
-			assert.ErrorIs(t, err, linking.ErrAppStateChanged)
-		}
-		n, err := s.CountLinksOnDomain(t.Context(), a.LinkDomain)
+		_, err = s.SetAppDefaultLinkDomain(t.Context(), o.ID, a.ID, a.LinkDomain, stale, c.next())
+		assert.ErrorIs(t, err, linking.ErrAppStateChanged)
+		got, err := s.AppByID(t.Context(), o.ID, a.ID)
 		require.NoError(t, err)
-		assert.Equal(t, created, n, "every create that succeeded is on the old subdomain, and no other")
-		counts, err := s.PreviousLinkCounts(t.Context(), o.ID, a.ID, a.LinkDomain, r.ToLinkDomain)
+		assert.Equal(t, r.ToLinkDomain, got.DefaultLinkDomain, "nothing written against the stale state")
+		assert.Equal(t, renamed.LinkState, got.LinkState)
+
+		set, err := s.SetAppDefaultLinkDomain(t.Context(), o.ID, a.ID, r.ToLinkDomain, renamed.LinkState, c.next())
 		require.NoError(t, err)
-		assert.Equal(t, created, counts.Moving, "the rename sees every link created before it")
-		err = s.CreateAppLink(t.Context(), linkOf(c, a, a.LinkDomain, "late"), linking.LinkQuota{}, "", a.LinkState)
-		assert.ErrorIs(t, err, linking.ErrAppStateChanged, "after the rename, the old state is refused")
+		assert.Equal(t, renamed.LinkState+1, set.LinkState)
+		_, err = s.SetAppDefaultLinkDomain(t.Context(), o.ID, uuid.Must(uuid.NewV7()), r.ToLinkDomain, 0, c.next())
+		assert.ErrorIs(t, err, errcode.ErrNotFound)
 	})
 }

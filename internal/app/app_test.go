@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -131,4 +132,26 @@ func TestGeoIPDatabase(t *testing.T) {
 		got := loc.Locate(netip.MustParseAddr("8.8.8.8"))
 		assert.Equal(t, geo.Location{Country: "US"}, got)
 	})
+}
+
+// TestEveryBinarySweepsRenamePeriods proves that every binary's graph runs
+// the rename sweeper exactly once, so that a period ends whichever
+// services an operator runs (hoplink-redirect alone included), and that
+// the graph with it validates.
+func TestEveryBinarySweepsRenamePeriods(t *testing.T) {
+	tests := []struct {
+		name    string
+		service fx.Option
+	}{
+		{name: "hoplink-api", service: app.APIService()},
+		{name: "hoplink-redirect", service: app.RedirectService()},
+		{name: "hoplink-auth", service: app.AuthService()},
+		{name: "hoplink serve", service: app.ServeAll(app.BootstrapOptions{})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, 1, strings.Count(tt.service.String(), "RunRenameSweeper("), "the sweeper's invoke, once: %s", tt.service)
+			assert.NoError(t, fx.ValidateApp(app.Options(validConfig(t), app.StoreOptions{Migrate: true}, tt.service)))
+		})
+	}
 }

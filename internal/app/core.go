@@ -86,11 +86,18 @@ func RunExportWorker(lc fx.Lifecycle, x *analytics.Exports) {
 	runInBackground(lc, "click export worker", x.Run)
 }
 
-// RenameSweepInterval is how often every replica serving the REST API ends
-// the app rename periods that have ended (linking.AppService.SweepRenamePeriods).
-// The API ends a period on time anyway when it reads or writes its app;
-// the sweep bounds how late the link domains see the end when nothing does.
+// RenameSweepInterval is how often every replica ends the app rename
+// periods that have ended (linking.AppService.SweepRenamePeriods). The API
+// ends a period on time anyway when it reads or writes its app, and the
+// link domains treat a period past its ends_at as ended; the sweep bounds
+// how long the links left to move wait when nothing reads the app.
 const RenameSweepInterval = time.Minute
+
+// RenameSweep runs the rename sweeper (RunRenameSweeper). Every binary
+// includes it once (the REST API module, hoplink-redirect, hoplink-auth),
+// so that the end of a period is carried out whichever services an
+// operator runs.
+var RenameSweep = fx.Invoke(RunRenameSweeper)
 
 // RunRenameSweeper ends due app rename periods at start and every
 // RenameSweepInterval while the application runs. Sweeps on several

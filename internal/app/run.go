@@ -45,7 +45,8 @@ func APIService() fx.Option {
 // RedirectService is the link-domain binary: the link-domain handler on
 // every host.
 func RedirectService() fx.Option {
-	return fx.Options(fx.Provide(func(h *httpapi.LinkDomain) Handler { return Handler{h} }, NewLinkDomain, NewClickRecorder), Server)
+	return fx.Options(fx.Provide(func(h *httpapi.LinkDomain) Handler { return Handler{h} }, NewLinkDomain, NewClickRecorder),
+		RenameSweep, Server)
 }
 
 // LinkDomainDeps are the dependencies of the link-domain handler.
@@ -154,7 +155,7 @@ func NewLocator(lc fx.Lifecycle, cfg Config, log *slog.Logger) (geo.Locator, err
 // uses, but the REST API itself is not built: this binary serves no /v1
 // resources.
 func AuthService() fx.Option {
-	return fx.Options(MCP, OAuth, fx.Provide(NewAuthPages, authHandler), Server)
+	return fx.Options(MCP, OAuth, fx.Provide(NewAuthPages, authHandler), RenameSweep, Server)
 }
 
 func authHandler(pages AuthPages, routes ServiceRoutes) Handler {

@@ -29,7 +29,8 @@ type Handler struct{ http.Handler }
 // API provides the REST API handler.
 var API = fx.Module("api",
 	fx.Provide(NewAPI, NewMatcher),
-	fx.Invoke(RunExportWorker, RunPurger, RunRenameSweeper),
+	fx.Invoke(RunExportWorker, RunPurger),
+	RenameSweep,
 )
 
 // NewLists returns the installs and attempts lists over s, reading plans
