@@ -352,7 +352,7 @@ func TestRenamePeriodEndsOnTheLinkDomainsAtEndsAt(t *testing.T) {
 		app := h.iosApp(t, key.raw, "Shop")
 		old := app.LinkDomain
 		next := "shop-two." + linkDomain
-		h.create(t, key.raw, `{"destination_url":"https://example.com/a","slug":"alpha","app_id":"`+app.ID.String()+`"}`)
+		alpha := h.create(t, key.raw, `{"destination_url":"https://example.com/a","slug":"alpha","app_id":"`+app.ID.String()+`"}`)
 		st := h.rename(t, key.raw, app.ID, `{"handle":"shop-two","confirm":true}`).subdomain(t)
 		require.NotNil(t, st.RenamePeriod)
 
@@ -368,6 +368,8 @@ func TestRenamePeriodEndsOnTheLinkDomainsAtEndsAt(t *testing.T) {
 		got, err := s.AppByID(context.Background(), o.ID, app.ID)
 		require.NoError(t, err)
 		require.NotNil(t, got.PreviousLinkDomain, "the end is not carried out yet")
+		resp := h.do(t, request{method: http.MethodPut, path: moveChoicePath(alpha.ID), key: key.raw, body: `{"choice":"keep"}`})
+		assertError(t, resp, http.StatusConflict, errcode.LinkMoveNotPending)
 	})
 }
 

@@ -181,6 +181,11 @@ func (s *LinkService) pending(ctx context.Context, l *Link) (moveTarget, error) 
 	if !ok || t.previous != NormalizeDomain(l.Domain) {
 		return moveTarget{}, notPending
 	}
+	// Past the period's ends_at the choices are settled, even before the
+	// end is carried out (docs/app-subdomains.md).
+	if app.RenameEndsAt != nil && !s.now().Before(*app.RenameEndsAt) {
+		return moveTarget{}, errcode.New(errcode.LinkMoveNotPending, "the rename period has ended: the link's move is settled")
+	}
 	return t, nil
 }
 
