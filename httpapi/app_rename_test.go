@@ -304,6 +304,14 @@ func TestRenameHoldAndTakeBack(t *testing.T) {
 			st := h.rename(t, key.raw, third.ID, `{"handle":"`+second.Handle+`"}`).subdomain(t)
 			assert.Equal(t, second.LinkDomain, st.LinkDomain)
 		})
+		t.Run("links that moved go back with a handle taken back", func(t *testing.T) {
+			h.clock.Advance(30 * 24 * time.Hour)
+			_, err := h.apps.SweepRenamePeriods(context.Background())
+			require.NoError(t, err)
+			h.resolver.InvalidateAll()
+			h.assertRedirect(t, first.LinkDomain, "alpha", http.StatusFound, "https://example.com/a")
+			h.assertRedirect(t, "first-new."+linkDomain, "alpha", http.StatusMovedPermanently, "https://"+first.LinkDomain+"/alpha")
+		})
 	})
 }
 

@@ -229,7 +229,8 @@ func previousLinks(ctx context.Context, db bun.IDB, orgID, appID uuid.UUID, prev
 		ColumnExpr("EXISTS (SELECT 1 FROM link_move_choices AS mc WHERE mc.link_id = l.id AND mc.domain = l.domain AND mc.choice = ?) AS kept",
 			linking.MoveChoiceKeep).
 		ColumnExpr(`(EXISTS (SELECT 1 FROM links AS t WHERE t.domain = ? AND t.slug = l.slug)
-			OR EXISTS (SELECT 1 FROM link_old_addresses AS oa WHERE oa.domain = ? AND oa.slug = l.slug)) AS taken`, current, current).
+			OR EXISTS (SELECT 1 FROM link_old_addresses AS oa WHERE oa.domain = ? AND oa.slug = l.slug AND oa.link_id <> l.id)) AS taken`,
+			current, current).
 		Where("l.org_id = ? AND l.app_id = ? AND l.domain = ?", orgID, appID, previous).
 		OrderExpr("l.created_at, l.id").
 		Scan(ctx, &out)
@@ -295,6 +296,13 @@ func (s *Store) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*lin
 					return err
 				}
 				continue
+			}
+			// A link moving back to where it was (an app that took its
+			// handle back) is its own old address there: the address is
+			// live again.
+			if _, err := tx.NewDelete().Model((*oldAddressRow)(nil)).
+				Where("domain = ? AND slug = ? AND link_id = ?", e.Current, l.Slug, l.ID).Exec(ctx); err != nil {
+				return err
 			}
 			_, err := tx.NewUpdate().Model((*linkRow)(nil)).
 				Set("domain = ?", e.Current).
