@@ -133,6 +133,9 @@ func TestRenameSubdomain(t *testing.T) {
 			other := h.planOrg(t, "Other", org.PlanGrowth)
 			ok, _ := h.ownerKey(t, other)
 			assertError(t, h.rename(t, ok.raw, app.ID, `{"handle":"shop-two","confirm":true}`), http.StatusNotFound, errcode.NotFound)
+			assertError(t, h.get(t, ok.raw, subdomainPath(app.ID)), http.StatusNotFound, errcode.NotFound)
+			assertError(t, h.extend(t, ok.raw, app.ID), http.StatusNotFound, errcode.NotFound)
+			assertError(t, h.extend(t, mk.raw, app.ID), http.StatusForbidden, errcode.Forbidden)
 		})
 		t.Run("409 APP_HANDLE_TAKEN for another app's handle", func(t *testing.T) {
 			other := h.createApp(t, key.raw, `{"name":"Taken One"}`)
