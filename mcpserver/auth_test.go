@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,10 +15,17 @@ import (
 	"github.com/hoplink/hoplink/store/storetest"
 )
 
-// mcpScopes is the scope parameter of the 401 challenge: every scope a
-// client may ask for, as the metadata's scopes_supported lists them.
-const mcpScopes = "links:read links:write apps:read apps:write analytics:read keys:read keys:write " +
-	"domains:read domains:write org:read org:delete team:read team:write"
+// mcpScopes is the scope parameter of the 401 challenge: the scopes the
+// tools use, as the metadata's scopes_supported lists them; no tool uses
+// apps:write, keys:*, domains:*, org:delete or team:*.
+const mcpScopes = "links:read links:write apps:read analytics:read org:read"
+
+func mustAtoi(t testing.TB, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err, "%q", s)
+	return n
+}
 
 func callBody(tool string, args string) string {
 	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
@@ -130,17 +138,53 @@ func TestChallenges(t *testing.T) {
 		assert.NotEqual(t, before, resp.Header.Get("X-RateLimit-Remaining"))
 		assert.Equal(t, "57", resp.Header.Get("X-RateLimit-Remaining"), "MCP and REST share one allowance")
 	})
-	t.Run("past the key's allowance the answer is 429 with Retry-After", func(t *testing.T) {
+	t.Run("notifications do not count against the allowance", func(t *testing.T) {
+		resp, _ := h.raw(t, http.MethodPost, callBody("list_links", `{}`), v0618(o.key))
+		before := resp.Header.Get("X-RateLimit-Remaining")
+		for range 3 {
+			resp, body := h.raw(t, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, v0618(o.key))
+			require.Less(t, resp.StatusCode, 300, "body: %s", body)
+			assert.Empty(t, resp.Header.Get("X-RateLimit-Remaining"), "not counted")
+		}
+		resp, _ = h.raw(t, http.MethodPost, callBody("list_links", `{}`), v0618(o.key))
+		assert.Equal(t, mustAtoi(t, before)-1, mustAtoi(t, resp.Header.Get("X-RateLimit-Remaining")))
+	})
+	t.Run("past the key's allowance a tool call is a tool error saying when to retry", func(t *testing.T) {
 		var resp *http.Response
+		var body []byte
 		for range 60 {
-			resp, _ = h.raw(t, http.MethodPost, callBody("list_links", `{}`), v0618(o.key))
-			if resp.StatusCode == http.StatusTooManyRequests {
+			resp, body = h.raw(t, http.MethodPost, callBody("list_links", `{}`), v0618(o.key))
+			if resp.Header.Get("Retry-After") != "" {
 				break
 			}
 		}
-		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "body: %s", body)
 		assert.NotEmpty(t, resp.Header.Get("Retry-After"))
 		assert.Equal(t, "0", resp.Header.Get("X-RateLimit-Remaining"))
+		var rpc struct {
+			Result struct {
+				IsError bool `json:"isError"`
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		require.NoError(t, json.Unmarshal(body, &rpc), "body: %s", body)
+		require.True(t, rpc.Result.IsError, "body: %s", body)
+		require.Len(t, rpc.Result.Content, 1)
+		var e envelope
+		require.NoError(t, json.Unmarshal([]byte(rpc.Result.Content[0].Text), &e))
+		assert.Equal(t, errcode.RateLimitExceeded, e.Error.Code)
+		assert.Contains(t, e.Error.Message, "retry this call after "+resp.Header.Get("Retry-After")+" seconds")
+		assert.EqualValues(t, mustAtoi(t, resp.Header.Get("Retry-After")), e.Error.Details["retry_after_seconds"])
+	})
+	t.Run("past the allowance any other request is 429 with Retry-After", func(t *testing.T) {
+		resp, body := h.raw(t, http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, v0618(o.key))
+		require.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		assert.NotEmpty(t, resp.Header.Get("Retry-After"))
+		assertEnvelope(t, body, errcode.RateLimitExceeded)
+		resp, body = h.raw(t, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, v0618(o.key))
+		assert.Less(t, resp.StatusCode, 300, "a notification still goes through: %s", body)
 	})
 	t.Run("the SDK client sees the 401 when it connects without credentials", func(t *testing.T) {
 		_, err := h.connect(t, "", "2025-11-25")

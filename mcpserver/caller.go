@@ -21,13 +21,20 @@ type caller struct {
 	key    *auth.Principal
 	grant  *auth.OAuthGrant
 	scopes auth.ScopeSet // the grant's scopes, links:write implying links:read
+	// bucket is the rate-limit bucket of the key or the connection.
+	bucket string
+	// limited is set when the request is one tools/call past the rate
+	// limit: the tool answers with a tool error instead of running.
+	limited *ratelimit.Result
 }
 
 var errSDKKey = errcode.New(errcode.SDKKeyRouteForbidden, "SDK keys may call only the SDK routes, not the MCP endpoint")
 
 // authenticate returns the caller of r, or answers r and returns false:
 // 401 with the challenge without credentials or with a bad one, 403
-// SDK_KEY_ROUTE_FORBIDDEN for an SDK key, 429 past the rate limit.
+// SDK_KEY_ROUTE_FORBIDDEN for an SDK key (429 past its rate limit). A valid
+// caller's request is counted later (Handler.count), once its body shows
+// whether it is a request or a notification.
 func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.Addr) (*caller, bool) {
 	ctx := r.Context()
 	refuse := func(err error, challenge string) (*caller, bool) {
@@ -42,14 +49,14 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.
 	}
 	header := r.Header.Get("Authorization")
 	if header == "" {
-		return refuse(errcode.New(errcode.Unauthorized, "an API key or an OAuth access token is required"), h.challenge)
+		return refuse(errcode.New(errcode.Unauthorized, "an API key or an OAuth access token is required"), h.bearer(r, Scopes(), ""))
 	}
 	token, ok := auth.BearerToken(header)
 	if !ok {
 		return refuse(errcode.New(errcode.Unauthorized, "the Authorization header must be Bearer and a token"),
-			h.bearer(Scopes(), "invalid_token"))
+			h.bearer(r, Scopes(), "invalid_token"))
 	}
-	invalid := h.bearer(Scopes(), "invalid_token")
+	invalid := h.bearer(r, Scopes(), "invalid_token")
 	if _, isKey := auth.KeyPrefix(token); isKey {
 		p, err := h.opts.Authenticator.Authenticate(ctx, token)
 		if err != nil {
@@ -58,14 +65,14 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.
 			}
 			return refuse(err, "")
 		}
-		if !h.limit(w, r, "key:"+p.KeyID.String(), ratelimit.KeyRule) {
-			return nil, false
-		}
+		bucket := "key:" + p.KeyID.String()
 		if p.Type == auth.KeyTypeSDK {
-			httperr.Write(w, r, h.log, errSDKKey)
+			if h.limit(w, r, bucket, ratelimit.KeyRule) {
+				httperr.Write(w, r, h.log, errSDKKey)
+			}
 			return nil, false
 		}
-		return &caller{key: p, scopes: p.Scopes}, true
+		return &caller{key: p, scopes: p.Scopes, bucket: bucket}, true
 	}
 	if h.opts.Verifier == nil {
 		return refuse(errcode.New(errcode.Unauthorized, "invalid or expired access token"), invalid)
@@ -77,14 +84,12 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.
 		}
 		return refuse(err, "")
 	}
-	if !h.limit(w, r, "oauth:"+g.ConnectionID.String(), ratelimit.KeyRule) {
-		return nil, false
-	}
 	scopes := make([]auth.Scope, len(g.Scopes))
 	for i, s := range g.Scopes {
 		scopes[i] = auth.Scope(s)
 	}
-	return &caller{grant: g, scopes: auth.NewScopeSet(auth.NormalizeScopes(scopes))}, true
+	return &caller{grant: g, scopes: auth.NewScopeSet(auth.NormalizeScopes(scopes)),
+		bucket: "oauth:" + g.ConnectionID.String()}, true
 }
 
 // orgChoice is one organization an OAuth user may name in org.

@@ -29,14 +29,23 @@
 //     auth.OAuthTokenVerifier against the canonical resource {public_url}/mcp;
 //   - without credentials the answer is 401 with
 //     WWW-Authenticate: Bearer resource_metadata="{public_url}/.well-known/oauth-protected-resource/mcp", scope="..."
-//     listing Scopes; a bad or expired token adds error="invalid_token";
+//     listing Scopes (the union of the tools' scopes), the metadata URL on
+//     the service host the request used (Handler.ResourceFor); a bad or
+//     expired token adds error="invalid_token";
 //   - an OAuth token without any scope a tools/call needs is refused with 403
 //     and error="insufficient_scope", scope naming the tool's scopes. The
 //     check reads the JSON-RPC body before the SDK does, so the refusal is the
 //     HTTP answer to the tools/call request itself.
 //
+// A request that carries a JSON-RPC id counts against the key's or the
+// connection's rate limit; notifications do not. Past the limit one
+// tools/call is answered with a RATE_LIMIT_EXCEEDED tool error that says
+// when to retry, any other request with 429.
+//
 // Browser requests from another origin are refused (net/http's
-// CrossOriginProtection). GET and DELETE answer 405 with Allow: POST.
+// CrossOriginProtection), except from Options.CORSOrigins. GET and DELETE
+// answer 405 with Allow: POST. Initialize declares tools, prompts and
+// resources without listChanged (Capabilities).
 //
 // # Organizations
 //

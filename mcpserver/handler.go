@@ -9,8 +9,10 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -76,6 +78,18 @@ type Options struct {
 	// keys, the same rule per OAuth connection, and ratelimit.AnonymousRule per
 	// client IP on requests without valid credentials; nil disables limits.
 	Limiter ratelimit.Limiter
+	// ServiceHosts are the host names of the service (--service-host),
+	// lowercase without ports. A request for one of them that is not the
+	// public URL's host is answered with the protected-resource metadata of
+	// the host it used (see ResourceFor), so a client that reaches the
+	// endpoint as http://localhost:PORT/mcp while the public URL names
+	// 127.0.0.1 finds a resource it accepts. If empty, only the public URL's
+	// host counts.
+	ServiceHosts []string
+	// CORSOrigins are the browser origins (scheme://host[:port]) allowed to
+	// call the endpoint from another site (--cors-origins); "*" allows every
+	// origin. If empty, cross-origin browser requests are refused.
+	CORSOrigins []string
 	// TrustedProxies are the peers whose X-Forwarded-For is believed. If
 	// empty, it is never believed: the client IP is the peer's address.
 	TrustedProxies []netip.Prefix
@@ -92,10 +106,8 @@ type Handler struct {
 	origins  *http.CrossOriginProtection
 	tools    []tool
 	byName   map[string]*tool
+	public   *url.URL
 	resource string
-	metadata string
-	// challenge is the WWW-Authenticate value of a request without credentials.
-	challenge string
 }
 
 // New returns the MCP endpoint.
@@ -104,19 +116,33 @@ func New(opts Options) *Handler {
 		opts.Logger = slog.Default()
 	}
 	base := strings.TrimRight(opts.PublicURL, "/")
+	public, err := url.Parse(base)
+	if err != nil {
+		public = &url.URL{}
+	}
 	h := &Handler{
 		opts:     opts,
 		log:      opts.Logger,
 		origins:  http.NewCrossOriginProtection(),
+		public:   public,
 		resource: base + Path,
-		metadata: base + "/.well-known/oauth-protected-resource" + Path,
+	}
+	for _, o := range opts.CORSOrigins {
+		if o == "*" {
+			// Any origin may call: a bearer token is no ambient credential,
+			// so no page can act for a user who did not hand it a token.
+			h.origins.AddInsecureBypassPattern("POST " + Path)
+			continue
+		}
+		// AddTrustedOrigin refuses only malformed origins, which the
+		// configuration has already refused.
+		_ = h.origins.AddTrustedOrigin(o)
 	}
 	h.tools = tools
 	h.byName = make(map[string]*tool, len(h.tools))
 	for i := range h.tools {
 		h.byName[h.tools[i].def.Name] = &h.tools[i]
 	}
-	h.challenge = h.bearer(Scopes(), "")
 	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
@@ -133,19 +159,66 @@ func New(opts Options) *Handler {
 // Resource returns the canonical resource URL, {public_url}/mcp.
 func (h *Handler) Resource() string { return h.resource }
 
-// Scopes returns every scope an OAuth client may ask for: the scope
-// parameter of the 401 challenge (issue 7: "all scopes"), the same list as
-// scopes_supported in the authorization server's and this resource's
-// metadata. A token needs only the scopes of the tools it calls; the
-// consent page offers only those the user's role allows.
+// ResourceFor returns the resource URL of the endpoint as r reached it:
+// the canonical {public_url}/mcp, or, when r names another service host,
+// the same URL on the host (and port) r used, with https when r came over
+// TLS and the public URL's scheme otherwise. Tokens are always issued for
+// the canonical resource, which the endpoint checks.
+func (h *Handler) ResourceFor(r *http.Request) string {
+	return h.originFor(r) + h.public.Path + Path
+}
+
+// originFor is the origin of ResourceFor.
+func (h *Handler) originFor(r *http.Request) string {
+	canonical := h.public.Scheme + "://" + h.public.Host
+	host := strings.ToLower(r.Host)
+	name := host
+	if n, _, err := net.SplitHostPort(host); err == nil {
+		name = n
+	}
+	name = strings.Trim(name, "[]")
+	if host == "" || host == strings.ToLower(h.public.Host) || !slices.Contains(h.opts.ServiceHosts, name) {
+		return canonical
+	}
+	scheme := h.public.Scheme
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + host
+}
+
+// metadataFor is the protected-resource metadata URL of ResourceFor(r)
+// (RFC 9728, section 3.1).
+func (h *Handler) metadataFor(r *http.Request) string {
+	return h.originFor(r) + "/.well-known/oauth-protected-resource" + h.public.Path + Path
+}
+
+// Scopes returns the scopes the tools use, in SPEC.md's order: the union of
+// every tool's scopes, read from the tool declarations. They are the scope
+// parameter of the 401 challenge and the scopes_supported of the
+// authorization server's and this resource's metadata, and so the scopes a
+// consent can cover; scopes no tool uses (org:delete, keys:write,
+// team:write, ...) are never asked for, since an access token cannot reach
+// /v1. A token needs only the scopes of the tools it calls; the consent
+// page offers only those the user's role allows.
 func Scopes() []auth.Scope {
-	return slices.Clone(auth.RequestableScopes)
+	var out []auth.Scope
+	for _, s := range auth.AllScopes {
+		for _, t := range tools {
+			if slices.Contains(t.scopes, s) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
 }
 
 type callerKey struct{}
 
-// ServeHTTP implements http.Handler: method, origin, credentials and, for an
-// OAuth token, the scopes of the tools it calls, then the SDK.
+// ServeHTTP implements http.Handler: method, origin, credentials, the rate
+// limit and, for an OAuth token, the scopes of the tools it calls, then the
+// SDK.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", requestID(r))
 	ip := clientip.FromRequest(r, h.opts.TrustedProxies)
@@ -166,20 +239,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if c.grant != nil {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
-		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				httperr.Write(w, r, nil, errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB"))
-			} else {
-				httperr.Write(w, r, nil, errcode.Field("body", "could not be read"))
-			}
-			return
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			httperr.Write(w, r, nil, errcode.New(errcode.PayloadTooLarge, "the request body is larger than 1 MiB"))
+		} else {
+			httperr.Write(w, r, nil, errcode.Field("body", "could not be read"))
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if need := h.missingScopes(c.scopes, body); need != nil {
-			w.Header().Set("WWW-Authenticate", h.bearer(need, "insufficient_scope"))
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	calls, parsed := parseCalls(body)
+	if !h.count(w, r, c, calls, parsed) {
+		return
+	}
+	if c.grant != nil && parsed {
+		if need := h.missingScopes(c.scopes, calls); need != nil {
+			w.Header().Set("WWW-Authenticate", h.bearer(r, need, "insufficient_scope"))
 			httperr.Write(w, r, nil, errcode.Newf(errcode.Forbidden,
 				"this access token lacks the scope the tool needs: %s", joinScopes(need, " or ")))
 			return
@@ -188,11 +265,42 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
 }
 
+// count counts a request of caller c against its bucket (the per-key rule,
+// per API key or OAuth connection) and reports whether it may go on.
+// Notifications and responses (messages without an id) do not count: an
+// agent's notifications/initialized costs nothing. Past the limit, a
+// request that is one tools/call goes on and the tool answers with a tool
+// error that says when to retry (the protocol's way to tell a model); any
+// other request is answered 429 RATE_LIMIT_EXCEEDED with Retry-After.
+func (h *Handler) count(w http.ResponseWriter, r *http.Request, c *caller, calls []rpcCall, parsed bool) bool {
+	if h.opts.Limiter == nil {
+		return true
+	}
+	if parsed && !slices.ContainsFunc(calls, rpcCall.isRequest) {
+		return true
+	}
+	res, err := h.opts.Limiter.Allow(r.Context(), c.bucket, ratelimit.KeyRule)
+	if err != nil {
+		h.log.WarnContext(r.Context(), "rate limiter failed; letting the request through", "err", err)
+		return true
+	}
+	res.SetHeaders(w.Header().Set)
+	if res.Allowed {
+		return true
+	}
+	if parsed && len(calls) == 1 && calls[0].Method == "tools/call" {
+		c.limited = &res
+		return true
+	}
+	httperr.Write(w, r, nil, errcode.New(errcode.RateLimitExceeded, "too many requests; retry after the time in Retry-After"))
+	return false
+}
+
 // bearer returns a WWW-Authenticate value: the protected-resource metadata,
 // scopes and, unless empty, the error code (RFC 6750 section 3, RFC 9728
 // section 5.1).
-func (h *Handler) bearer(scopes []auth.Scope, code string) string {
-	v := `Bearer resource_metadata="` + h.metadata + `", scope="` + joinScopes(scopes, " ") + `"`
+func (h *Handler) bearer(r *http.Request, scopes []auth.Scope, code string) string {
+	v := `Bearer resource_metadata="` + h.metadataFor(r) + `", scope="` + joinScopes(scopes, " ") + `"`
 	if code != "" {
 		v += `, error="` + code + `"`
 	}
@@ -207,32 +315,43 @@ func joinScopes(scopes []auth.Scope, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// rpcCall is the part of a JSON-RPC request the scope check reads.
+// rpcCall is the part of a JSON-RPC message the endpoint reads before the
+// SDK does.
 type rpcCall struct {
-	Method string `json:"method"`
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
 	Params struct {
 		Name string `json:"name"`
 	} `json:"params"`
 }
 
-// missingScopes returns the scopes of the first tool called in body (one
-// JSON-RPC message or a batch) for which scopes holds none of the tool's
-// scopes; nil when every call may go on. Bodies it cannot read are left to
-// the SDK, which answers them.
-func (h *Handler) missingScopes(scopes auth.ScopeSet, body []byte) []auth.Scope {
-	var calls []rpcCall
+// isRequest reports whether m is a request, which expects an answer: it
+// has a method and an id. Notifications have no id, responses no method.
+func (m rpcCall) isRequest() bool {
+	return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null"
+}
+
+// parseCalls reads body, one JSON-RPC message or a batch; ok is false when
+// the body is not JSON-RPC, which the SDK answers.
+func parseCalls(body []byte) (calls []rpcCall, ok bool) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		if json.Unmarshal(trimmed, &calls) != nil {
-			return nil
+			return nil, false
 		}
-	} else {
-		var one rpcCall
-		if json.Unmarshal(trimmed, &one) != nil {
-			return nil
-		}
-		calls = []rpcCall{one}
+		return calls, true
 	}
+	var one rpcCall
+	if json.Unmarshal(trimmed, &one) != nil {
+		return nil, false
+	}
+	return []rpcCall{one}, true
+}
+
+// missingScopes returns the scopes of the first tool called in calls for
+// which scopes holds none of the tool's scopes; nil when every call may go
+// on.
+func (h *Handler) missingScopes(scopes auth.ScopeSet, calls []rpcCall) []auth.Scope {
 	for _, c := range calls {
 		if c.Method != "tools/call" {
 			continue
@@ -269,8 +388,10 @@ func (h *Handler) server(r *http.Request) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Hoplink"}, &mcp.ServerOptions{
 		Instructions: "Hoplink deep links: read and change links, read apps, installs and attribution attempts. " +
 			"Tools act for one organization; call list_organizations to see which, and pass its id as org " +
-			"when the connection covers several.",
-		Logger: h.log,
+			"when the connection covers several. Calls are limited to 60 a minute per key or connection; a " +
+			"limited call is a tool error that says how many seconds to wait.",
+		Logger:       h.log,
+		Capabilities: Capabilities(),
 	})
 	for i := range h.tools {
 		t := &h.tools[i]
@@ -279,6 +400,25 @@ func (h *Handler) server(r *http.Request) *mcp.Server {
 		})
 	}
 	return s
+}
+
+// Capabilities returns what the server declares at initialize: tools,
+// prompts and resources without listChanged (the server is stateless and
+// never sends a notification; prompts and resources are served as empty
+// lists), and logging (logging/setLevel is answered). Completions and
+// resource subscriptions are not declared, and their methods answer
+// method-not-found.
+func Capabilities() *mcp.ServerCapabilities {
+	return &mcp.ServerCapabilities{
+		// logging/setLevel is answered for the protocol revisions before
+		// 2026-07-28, which deprecates logging; declaring it keeps
+		// declaration and service in step.
+		//lint:ignore SA1019 served for the revisions that still have it
+		Logging:   &mcp.LoggingCapabilities{},
+		Tools:     &mcp.ToolCapabilities{},
+		Prompts:   &mcp.PromptCapabilities{},
+		Resources: &mcp.ResourceCapabilities{},
+	}
 }
 
 // requestID returns the request's well-formed X-Request-Id (1 to 128

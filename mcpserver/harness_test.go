@@ -37,6 +37,9 @@ var start = time.Date(2030, 1, 1, 0, 0, 10, 0, time.UTC)
 
 const linkDomain = "hop.test"
 
+// corsOrigin is the one browser origin the harness allows (--cors-origins).
+const corsOrigin = "https://agent.example"
+
 // storeMemberships reads memberships straight from the store, as
 // account.Service.Memberships does.
 type storeMemberships struct{ s *store.Store }
@@ -131,6 +134,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 		PublicURL: publicURL, Authenticator: a, Verifier: h.grants, Memberships: storeMemberships{s},
 		Orgs: h.orgs, Links: h.links, Apps: apps, Lists: lists, Analytics: queries, Exports: h.exports,
 		Limiter: h.limiter, Logger: quiet,
+		ServiceHosts: []string{"127.0.0.1", "localhost"}, CORSOrigins: []string{corsOrigin},
 	})
 	mux.Handle("/mcp", h.mcp)
 	mux.Handle("/", api)

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -71,6 +73,9 @@ type toolSpec struct {
 	// Lengths bounds string properties: the least and most characters a
 	// value may have (minLength and maxLength of the schema).
 	Lengths map[string][2]int
+	// NotNull are properties whose type the argument type infers as
+	// nullable but that refuse null (a field that cannot be cleared).
+	NotNull []string
 }
 
 // define returns the tool s whose arguments are an In (a struct embedding
@@ -83,12 +88,16 @@ func define[In orgArgument](s toolSpec, fn func(ctx context.Context, h *Handler,
 		Name:        s.Name,
 		Title:       s.Title,
 		Description: s.Description,
-		InputSchema: inputSchema[In](s.Name, s.Docs, s.Required, s.Hidden, s.Lengths),
+		InputSchema: inputSchema[In](s.Name, s.Docs, s.Required, s.Hidden, s.Lengths, s.NotNull),
 		Annotations: &hints,
 	}
+	required := s.Required
 	return tool{def: def, scopes: s.Scopes, run: func(ctx context.Context, h *Handler, c *caller, args []byte) (any, error) {
 		in := new(In)
 		if err := strictjson.DecodeObject(args, in); err != nil {
+			return nil, err
+		}
+		if err := requireArgs(args, required); err != nil {
 			return nil, err
 		}
 		p, err := h.principal(ctx, c, (*in).orgID())
@@ -134,7 +143,8 @@ var typeSchemas = func() map[reflect.Type]*jsonschema.Schema {
 // property from docs, bounds the lengths of those in lengths, and sets the
 // required properties. It panics when a property has no description, so an
 // undocumented field cannot ship.
-func inputSchema[In any](name string, docs map[string]string, required, hidden []string, lengths map[string][2]int) *jsonschema.Schema {
+func inputSchema[In any](name string, docs map[string]string, required, hidden []string, lengths map[string][2]int,
+	notNull []string) *jsonschema.Schema {
 	s, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
 	if err != nil {
 		panic(fmt.Sprintf("mcpserver: input schema of %s: %v", name, err))
@@ -158,10 +168,63 @@ func inputSchema[In any](name string, docs map[string]string, required, hidden [
 		if b, ok := lengths[p]; ok {
 			ps.MinLength, ps.MaxLength = &b[0], &b[1]
 		}
+		if slices.Contains(notNull, p) {
+			ps.Types = slices.DeleteFunc(slices.Clone(ps.Types), func(t string) bool { return t == "null" })
+			if len(ps.Types) == 1 {
+				ps.Type, ps.Types = ps.Types[0], nil
+			}
+		}
 	}
 	s.Required = required
 	return s
 }
+
+// requireArgs refuses args, a JSON object, when it lacks a required
+// argument: VALIDATION_ERROR with "is required" for each one missing (a
+// null counts as missing).
+func requireArgs(args []byte, required []string) error {
+	if len(required) == 0 {
+		return nil
+	}
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(args, &present); err != nil {
+		return errcode.Field("arguments", "must be a JSON object")
+	}
+	var missing []errcode.FieldError
+	for _, name := range required {
+		if v, ok := present[name]; !ok || string(v) == "null" {
+			missing = append(missing, errcode.FieldError{Field: name, Message: "is required"})
+		}
+	}
+	if len(missing) > 0 {
+		return errcode.Validation(missing...)
+	}
+	return nil
+}
+
+// argumentsObject refuses arguments that are not a JSON object, naming
+// what they are instead.
+func argumentsObject(args json.RawMessage) error {
+	trimmed := strings.TrimSpace(string(args))
+	kind := "a number"
+	switch {
+	case strings.HasPrefix(trimmed, "{"):
+		return nil
+	case strings.HasPrefix(trimmed, "["):
+		kind = "an array"
+	case strings.HasPrefix(trimmed, `"`):
+		kind = "a string"
+	case trimmed == "true" || trimmed == "false":
+		kind = "a boolean"
+	}
+	return errcode.Field("arguments", "must be a JSON object holding the tool's arguments by name, not "+kind)
+}
+
+// errAppRequired is create_link's error for an organization without an
+// app: the REST message, and where to create one, since no tool does.
+var errAppRequired = errcode.New(errcode.AppRequired,
+	"the organization has no app, and a link needs one: create an app first with POST /v1/apps (an API key "+
+		"with apps:write) or in the dashboard, then call create_link again; no MCP tool creates apps")
 
 // idDoc describes the id argument of a tool on one resource.
 func idDoc(resource string) string { return "Id of the " + resource + " (a UUID)." }
@@ -455,18 +518,24 @@ var tools = []tool{
 				Tag: in.Tag, IsActive: in.IsActive, Search: in.Search})
 		}),
 	define(toolSpec{Name: "create_link", Title: "Create a link",
-		Description: "Creates a short link, as POST /v1/links, and returns it.",
-		Scopes:      []auth.Scope{auth.ScopeLinksWrite}, Hints: creating,
+		Description: "Creates a short link, as POST /v1/links, and returns it. The organization needs an app " +
+			"first (list_apps shows them): no tool creates one; an app is created with POST /v1/apps or in the " +
+			"dashboard.",
+		Scopes: []auth.Scope{auth.ScopeLinksWrite}, Hints: creating,
 		Docs: linkDocs, Required: []string{"destination_url"}, Lengths: linkLengths},
 		func(ctx context.Context, h *Handler, p *auth.Principal, in *createLinkArgs) (any, error) {
-			return h.opts.Links.Create(ctx, p, in.CreateLinkInput)
+			l, err := h.opts.Links.Create(ctx, p, in.CreateLinkInput)
+			if errcode.CodeOf(err) == errcode.AppRequired {
+				return nil, errAppRequired
+			}
+			return l, err
 		}),
 	define(toolSpec{Name: "update_link", Title: "Update a link",
 		Description: "Changes the fields given, as PATCH /v1/links/{id}; null clears a field (all but destination_url " +
-			"and is_active). A link's domain and slug never change. Returns the link.",
+			"and is_active, which cannot be cleared). A link's domain and slug never change. Returns the link.",
 		Scopes: []auth.Scope{auth.ScopeLinksWrite}, Hints: updating,
 		Docs: with(linkDocs, map[string]string{"id": idDoc("link")}), Required: []string{"id"},
-		Hidden: []string{"domain", "slug"}, Lengths: linkLengths},
+		Hidden: []string{"domain", "slug"}, Lengths: linkLengths, NotNull: []string{"destination_url"}},
 		func(ctx context.Context, h *Handler, p *auth.Principal, in *updateLinkArgs) (any, error) {
 			id, err := parseID(in.ID)
 			if err != nil {
@@ -637,7 +706,17 @@ func (h *Handler) call(ctx context.Context, c *caller, t *tool, args json.RawMes
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	out, err := t.run(ctx, h, c, args)
+	var out any
+	err := argumentsObject(args)
+	switch {
+	case c.limited != nil:
+		err = errcode.Newf(errcode.RateLimitExceeded,
+			"rate limit reached: %d calls a minute per API key or connection; retry this call after %d seconds",
+			c.limited.Limit, c.limited.RetryAfterSeconds()).
+			WithDetail("retry_after_seconds", c.limited.RetryAfterSeconds())
+	case err == nil:
+		out, err = t.run(ctx, h, c, args)
+	}
 	if err == nil {
 		b, merr := json.Marshal(out)
 		if merr == nil {

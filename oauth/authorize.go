@@ -38,13 +38,32 @@ func errInvalidTarget() *fosite.RFC6749Error {
 }
 
 // validResource reports whether the resource parameters of form are absent
-// or exactly the canonical resource, once.
+// or, once, a name of the MCP endpoint: {public_url}/mcp, or its origin
+// (which the root protected-resource metadata names), on the public URL's
+// host or another service host, with any port, as ResourceFor names it to
+// a client that used that host. Whatever it says, the token is issued for
+// the canonical resource.
 func (s *Server) validResource(form url.Values) bool {
 	res, ok := form["resource"]
 	if !ok {
 		return true
 	}
-	return len(res) == 1 && res[0] == s.resource
+	if len(res) != 1 {
+		return false
+	}
+	if res[0] == s.resource {
+		return true
+	}
+	u, err := url.Parse(res[0])
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.User != nil || u.RawQuery != "" ||
+		u.Fragment != "" || strings.Contains(res[0], "#") {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if host != strings.ToLower(s.opts.PublicURL.Hostname()) && !slices.Contains(s.opts.ServiceHosts, host) {
+		return false
+	}
+	return u.Path == s.opts.PublicURL.Path+"/mcp" || u.Path == "" || u.Path == "/"
 }
 
 // noStatePrefix marks a state the server made up for a request that had
@@ -150,7 +169,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The user belongs to no organization."))
 		return
 	}
-	requested := requestedScopes(ar)
+	requested := s.requestedScopes(ar)
 	if r.Method == http.MethodGet {
 		s.showConsent(w, r, http.StatusOK, ar, who, members, requested, "")
 		return
@@ -200,15 +219,16 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
 }
 
-// requestedScopes returns the auth scopes the request asks for, every
-// scope the client may have when it names none; offline_access and unknown
-// scopes are left out.
-func requestedScopes(ar fosite.AuthorizeRequester) []string {
+// requestedScopes returns the scopes the request asks for, every scope the
+// client may have when it names none, keeping only the resource's scopes
+// (Options.Scopes): a client registered before the list narrowed asks for
+// no more than the tools use.
+func (s *Server) requestedScopes(ar fosite.AuthorizeRequester) []string {
 	asked := []string(ar.GetRequestedScopes())
 	if len(asked) == 0 {
 		asked = ar.GetClient().GetScopes()
 	}
-	supported := ScopesSupported()
+	supported := s.scopes
 	var out []string
 	for _, sc := range supported {
 		if slices.Contains(asked, sc) {
@@ -262,12 +282,20 @@ func seeOther(w http.ResponseWriter, location string) {
 	w.WriteHeader(http.StatusSeeOther)
 }
 
-// redirectHost returns the host of the redirect URI the request uses.
+// redirectHost returns where the request's answer goes: the host of an
+// http or https redirect URI, or for a private-use scheme the scheme and
+// host ("cursor://callback", "com.example.app:").
 func redirectHost(ar fosite.AuthorizeRequester) string {
-	if u := ar.GetRedirectURI(); u != nil {
+	u := ar.GetRedirectURI()
+	switch {
+	case u == nil:
+		return ""
+	case u.Scheme == "http" || u.Scheme == "https":
 		return u.Host
+	case u.Host != "":
+		return u.Scheme + "://" + u.Host
 	}
-	return ""
+	return u.Scheme + ":"
 }
 
 // hiddenParams returns the authorization request's parameters for the

@@ -8,6 +8,14 @@
 // VerifyAccessToken, the in-process check of access tokens that the MCP
 // endpoint uses (auth.OAuthTokenVerifier).
 //
+// The protected-resource metadata of /mcp names the service host the
+// client used (Server.ResourceFor), the root document names the origin
+// (RFC 9728, section 3.3), and every token is issued for the canonical
+// resource {public_url}/mcp. Options.Scopes narrows what the metadata
+// offers and a consent grants to the scopes the MCP tools use. Public
+// clients may register private-use URI scheme redirects (RFC 8252,
+// section 7.1); any non-empty state is accepted.
+//
 // The OAuth endpoints answer with fosite's RFC 6749 error format, not the
 // REST API's error envelope. Sign-in is the account pages' (/login): the
 // package reads the browser's session through the Sessions interface and

@@ -19,11 +19,14 @@ func TestMetadataDocuments(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, storetest.SQLite(t))
 	b := h.browser(t)
-	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+	for path, resource := range map[string]string{
+		"/.well-known/oauth-protected-resource":     h.public,
+		"/.well-known/oauth-protected-resource/mcp": h.public + "/mcp",
+	} {
 		res := b.get(path)
 		require.Equal(t, http.StatusOK, res.status, path)
 		v := res.json(t)
-		assert.Equal(t, h.public+"/mcp", v["resource"], "the resource is exactly {public_url}/mcp")
+		assert.Equal(t, resource, v["resource"], "the resource is the URL the document's path was derived from (RFC 9728, 3.3)")
 		assert.Equal(t, []any{h.public}, v["authorization_servers"])
 		assert.Contains(t, v["scopes_supported"], "links:write")
 	}

@@ -38,6 +38,9 @@ var testSecret = []byte("0123456789abcdef0123456789abcdef-oauth-tests")
 
 const testPassword = "correct horse battery staple"
 
+// serviceHosts are the harness's --service-host names.
+var serviceHosts = []string{"127.0.0.1", "localhost"}
+
 // harness is the service host as hoplink serve mounts it: the API with
 // the sign-in pages, the authorization server and the MCP endpoint, over
 // real HTTP on loopback.
@@ -51,7 +54,9 @@ type harness struct {
 	public   string
 }
 
-func newHarness(t *testing.T, s *store.Store) *harness {
+// newHarness returns the harness; each of opts may change the
+// authorization server's options before it is built.
+func newHarness(t *testing.T, s *store.Store, opts ...func(*oauth.Options)) *harness {
 	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	c := testkit.NewClock(time.Now().UTC().Truncate(time.Millisecond))
@@ -73,9 +78,13 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	publicURL, err := url.Parse(h.public)
 	require.NoError(t, err)
 	pages := httpapi.AccountPagesOptions{Secret: testSecret, PublicURL: publicURL, Clock: c.Now}
-	h.oauth, err = oauth.New(oauth.Options{PublicURL: publicURL, Secret: testSecret,
+	o := oauth.Options{PublicURL: publicURL, Secret: testSecret,
 		Store: s.OAuth(c.Now, oauth.RefreshGracePeriod), Sessions: httpapi.NewPageSessions(accounts, pages),
-		Members: accounts, Limiter: limiter, Clock: c.Now, Logger: quiet})
+		Members: accounts, Limiter: limiter, Clock: c.Now, Logger: quiet, ServiceHosts: serviceHosts}
+	for _, f := range opts {
+		f(&o)
+	}
+	h.oauth, err = oauth.New(o)
 	require.NoError(t, err)
 	var routes []httpapi.Route
 	for _, rt := range h.oauth.Routes() {
@@ -83,7 +92,8 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	}
 	lists := attribution.NewLists(s, h.orgs, attribution.ListsOptions{Clock: c.Now})
 	mcp := mcpserver.New(mcpserver.Options{PublicURL: h.public, Authenticator: a, Verifier: h.oauth,
-		Memberships: accounts, Orgs: h.orgs, Links: links, Apps: apps, Lists: lists, Logger: quiet})
+		Memberships: accounts, Orgs: h.orgs, Links: links, Apps: apps, Lists: lists, Logger: quiet,
+		ServiceHosts: serviceHosts})
 	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
 		routes = append(routes, httpapi.Route{Method: m, Path: "/mcp", Handler: mcp})
 	}

@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ory/fosite"
 
 	"github.com/hoplink/hoplink/clientip"
 )
@@ -57,21 +60,31 @@ func invalidMetadata(desc string) error {
 
 // ValidateRegistration checks req and returns the client it describes,
 // without id, secret or creation time. Redirect URIs must be absolute,
-// without fragment, and HTTPS, or HTTP on a loopback host (127.0.0.1,
-// [::1] or localhost). The default method is client_secret_basic (RFC
-// 7591); grant types default to authorization_code and refresh_token, and
-// only those two and the response type code are accepted; the scope
-// defaults to every supported scope. Every client gets audience, the
-// canonical resource.
-func ValidateRegistration(req RegistrationRequest, audience string) (*Client, error) {
+// without fragment, and HTTPS, HTTP on a loopback host (127.0.0.1, [::1]
+// or localhost), or, for a public client (token_endpoint_auth_method
+// none, which PKCE protects), a private-use URI scheme (RFC 8252, section
+// 7.1: "cursor://callback", "com.example.app:/cb") other than the schemes
+// a browser runs or reads itself (javascript, data, file, ...). The
+// default method is client_secret_basic (RFC 7591); grant types default
+// to authorization_code and refresh_token, and only those two and the
+// response type code are accepted. scopes are the scopes offered
+// (ScopesSupported when empty): the scope defaults to all of them; a
+// requested Hoplink scope outside them is dropped (RFC 7591, section 2
+// lets the server narrow it), an unknown one refused. Every client gets
+// audience, the canonical resource.
+func ValidateRegistration(req RegistrationRequest, audience string, scopes []string) (*Client, error) {
 	if len(req.RedirectURIs) == 0 {
 		return nil, &RegistrationError{Code: "invalid_redirect_uri", Description: "redirect_uris is required"}
 	}
 	if len(req.RedirectURIs) > maxRedirectURIs {
 		return nil, &RegistrationError{Code: "invalid_redirect_uri", Description: "at most " + strconv.Itoa(maxRedirectURIs) + " redirect_uris"}
 	}
+	method := req.TokenEndpointAuthMethod
+	if method == "" {
+		method = AuthMethodSecretBasic
+	}
 	for _, u := range req.RedirectURIs {
-		if err := validRedirectURI(u); err != nil {
+		if err := validRedirectURI(u, method == AuthMethodNone); err != nil {
 			return nil, &RegistrationError{Code: "invalid_redirect_uri", Description: err.Error()}
 		}
 	}
@@ -83,10 +96,6 @@ func ValidateRegistration(req RegistrationRequest, audience string) (*Client, er
 		if r < 0x20 || r == 0x7f {
 			return nil, invalidMetadata("client_name holds a control character")
 		}
-	}
-	method := req.TokenEndpointAuthMethod
-	if method == "" {
-		method = AuthMethodSecretBasic
 	}
 	if method != AuthMethodNone && method != AuthMethodSecretBasic && method != AuthMethodSecretPost {
 		return nil, invalidMetadata("token_endpoint_auth_method must be none, client_secret_basic or client_secret_post")
@@ -112,17 +121,23 @@ func ValidateRegistration(req RegistrationRequest, audience string) (*Client, er
 			return nil, invalidMetadata("response_types may hold only code")
 		}
 	}
-	supported := ScopesSupported()
-	scopes := supported
+	supported := scopes
+	if len(supported) == 0 {
+		supported = ScopesSupported()
+	}
+	scopes = slices.Clone(supported)
 	if req.Scope != "" {
 		scopes = nil
 		for _, sc := range strings.Fields(req.Scope) {
-			if !slices.Contains(supported, sc) {
+			if !slices.Contains(ScopesSupported(), sc) {
 				return nil, invalidMetadata("unknown scope " + strconv.Quote(sc))
 			}
-			if !slices.Contains(scopes, sc) {
+			if slices.Contains(supported, sc) && !slices.Contains(scopes, sc) {
 				scopes = append(scopes, sc)
 			}
+		}
+		if len(scopes) == 0 {
+			return nil, invalidMetadata("none of the requested scopes is offered; offered: " + strings.Join(supported, " "))
 		}
 	}
 	return &Client{
@@ -136,13 +151,14 @@ func ValidateRegistration(req RegistrationRequest, audience string) (*Client, er
 	}, nil
 }
 
-// validRedirectURI checks one redirect URI.
-func validRedirectURI(raw string) error {
+// validRedirectURI checks one redirect URI; public says whether the
+// client is public, which a private-use scheme requires.
+func validRedirectURI(raw string, public bool) error {
 	if len(raw) > maxRedirectURILength {
 		return errors.New("a redirect URI is too long")
 	}
 	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+	if err != nil || !u.IsAbs() || u.Opaque != "" {
 		return errors.New("a redirect URI must be an absolute URL")
 	}
 	if u.Fragment != "" || strings.Contains(raw, "#") {
@@ -153,6 +169,9 @@ func validRedirectURI(raw string) error {
 	}
 	switch u.Scheme {
 	case "https":
+		if u.Host == "" {
+			return errors.New("a redirect URI must be an absolute URL")
+		}
 		return nil
 	case "http":
 		host := u.Hostname()
@@ -164,7 +183,40 @@ func validRedirectURI(raw string) error {
 		}
 		return errors.New("an http redirect URI must be on a loopback host (127.0.0.1, [::1] or localhost); use https")
 	}
-	return errors.New("a redirect URI must use https, or http on a loopback host")
+	if reservedSchemes[u.Scheme] {
+		return errors.New("a redirect URI must not use the " + u.Scheme + ": scheme")
+	}
+	if u.Host == "" && !strings.HasPrefix(u.Path, "/") {
+		return errors.New("a private-use scheme redirect URI must name a host or an absolute path (com.example.app:/callback)")
+	}
+	if !public {
+		return errors.New("a private-use scheme redirect URI (RFC 8252, section 7.1) is for public clients: register with token_endpoint_auth_method none")
+	}
+	return nil
+}
+
+// reservedSchemes are the URI schemes that no native app can own: schemes
+// a browser runs, reads or hands to another program itself. A redirect to
+// one of them would hand the code to the browser or the system, not to
+// the client.
+var reservedSchemes = map[string]bool{
+	"javascript": true, "vbscript": true, "data": true, "file": true, "blob": true, "filesystem": true,
+	"about": true, "view-source": true, "ftp": true, "ws": true, "wss": true, "mailto": true, "tel": true,
+	"sms": true, "urn": true, "chrome": true, "chrome-extension": true, "moz-extension": true, "resource": true,
+	"intent": true,
+}
+
+// redirectSecure is fosite's RedirectSecureChecker: https, http on a
+// loopback host, or a private-use scheme, which registration admits for
+// public clients only (validRedirectURI); fosite also requires PKCE.
+func redirectSecure(_ context.Context, u *url.URL) bool {
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		return fosite.IsLocalhost(u)
+	}
+	return u.Scheme != "" && !reservedSchemes[u.Scheme]
 }
 
 // registrationResponse is RFC 7591's client information response.
@@ -210,7 +262,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, oauthError{Error: "invalid_client_metadata", Description: "the body is not valid client metadata JSON"})
 		return
 	}
-	c, err := ValidateRegistration(req, s.resource)
+	c, err := ValidateRegistration(req, s.resource, s.scopes)
 	var re *RegistrationError
 	if errors.As(err, &re) {
 		writeJSON(w, http.StatusBadRequest, oauthError{Error: re.Code, Description: re.Description})

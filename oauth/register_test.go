@@ -23,7 +23,13 @@ func TestValidateRegistration(t *testing.T) {
 	}{
 		{"redirect_uris is required", oauth.RegistrationRequest{}, "invalid_redirect_uri"},
 		{"http is refused off loopback", oauth.RegistrationRequest{RedirectURIs: []string{"http://app.example/cb"}}, "invalid_redirect_uri"},
-		{"a custom scheme is refused", oauth.RegistrationRequest{RedirectURIs: []string{"myapp://cb"}}, "invalid_redirect_uri"},
+		{"a private-use scheme is refused for a confidential client", oauth.RegistrationRequest{RedirectURIs: []string{"cursor://callback"}}, "invalid_redirect_uri"},
+		{"javascript: is refused", public("javascript://cb/%0aalert(1)"), "invalid_redirect_uri"},
+		{"data: is refused", public("data:/text/html,x"), "invalid_redirect_uri"},
+		{"file: is refused", public("file:///etc/passwd"), "invalid_redirect_uri"},
+		{"an opaque private-use URI is refused", public("com.example.app:cb"), "invalid_redirect_uri"},
+		{"a private-use URI with a fragment is refused", public("cursor://callback#x"), "invalid_redirect_uri"},
+		{"https without a host is refused", public("https:/cb"), "invalid_redirect_uri"},
 		{"a relative URI is refused", oauth.RegistrationRequest{RedirectURIs: []string{"/cb"}}, "invalid_redirect_uri"},
 		{"a fragment is refused", oauth.RegistrationRequest{RedirectURIs: []string{"https://app.example/cb#x"}}, "invalid_redirect_uri"},
 		{"user information is refused", oauth.RegistrationRequest{RedirectURIs: []string{"https://u:p@app.example/cb"}}, "invalid_redirect_uri"},
@@ -41,7 +47,7 @@ func TestValidateRegistration(t *testing.T) {
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := oauth.ValidateRegistration(tt.req, canonical)
+			_, err := oauth.ValidateRegistration(tt.req, canonical, nil)
 			var re *oauth.RegistrationError
 			require.True(t, errors.As(err, &re), "%v", err)
 			assert.Equal(t, tt.code, re.Code)
@@ -57,10 +63,16 @@ func TestValidateRegistration(t *testing.T) {
 		{"http on 127.0.0.1 is accepted", "http://127.0.0.1:8765/cb", "client_secret_basic"},
 		{"http on [::1] is accepted", "http://[::1]:8765/cb", "client_secret_basic"},
 		{"http on localhost is accepted", "http://localhost:8765/cb", "client_secret_basic"},
+		{"a private-use scheme with a host is accepted for a public client", "cursor://callback", "none"},
+		{"a reverse-domain private-use scheme is accepted for a public client", "com.example.app:/oauth2redirect", "none"},
 	}
 	for _, tt := range accepted {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := oauth.ValidateRegistration(oauth.RegistrationRequest{RedirectURIs: []string{tt.uri}}, canonical)
+			req := oauth.RegistrationRequest{RedirectURIs: []string{tt.uri}}
+			if tt.method == "none" {
+				req = public(tt.uri)
+			}
+			c, err := oauth.ValidateRegistration(req, canonical, nil)
 			require.NoError(t, err)
 			assert.Equal(t, tt.method, c.TokenEndpointAuthMethod, "the default method is client_secret_basic (RFC 7591)")
 			assert.Equal(t, []string{canonical}, c.Audience, "every client has the canonical audience")
@@ -71,11 +83,32 @@ func TestValidateRegistration(t *testing.T) {
 
 	t.Run("a public client names method none", func(t *testing.T) {
 		c, err := oauth.ValidateRegistration(oauth.RegistrationRequest{RedirectURIs: []string{"https://app.example/cb"},
-			TokenEndpointAuthMethod: "none", Scope: "links:read links:read"}, canonical)
+			TokenEndpointAuthMethod: "none", Scope: "links:read links:read"}, canonical, nil)
 		require.NoError(t, err)
 		assert.True(t, c.Public())
 		assert.Equal(t, []string{"links:read", "offline_access"}, c.Scopes)
 	})
+	t.Run("the scopes offered narrow the default and the request", func(t *testing.T) {
+		offered := []string{"links:read", "links:write"}
+		c, err := oauth.ValidateRegistration(public("https://app.example/cb"), canonical, offered)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"links:read", "links:write", "offline_access"}, c.Scopes)
+		req := public("https://app.example/cb")
+		req.Scope = "links:read org:delete"
+		c, err = oauth.ValidateRegistration(req, canonical, offered)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"links:read", "offline_access"}, c.Scopes, "a Hoplink scope not offered is dropped")
+		req.Scope = "org:delete"
+		_, err = oauth.ValidateRegistration(req, canonical, offered)
+		var re *oauth.RegistrationError
+		require.True(t, errors.As(err, &re), "%v", err)
+		assert.Equal(t, "invalid_client_metadata", re.Code)
+	})
+}
+
+// public is the registration of a public client with one redirect URI.
+func public(uri string) oauth.RegistrationRequest {
+	return oauth.RegistrationRequest{RedirectURIs: []string{uri}, TokenEndpointAuthMethod: "none"}
 }
 
 func TestRegisterEndpoint(t *testing.T) {

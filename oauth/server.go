@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,6 +73,18 @@ type Options struct {
 	Sessions Sessions
 	// Members lists the user's organizations. Required.
 	Members Memberships
+	// Scopes are the scopes the protected resource uses (the MCP tools'
+	// scopes, mcpserver.Scopes): scopes_supported of both metadata
+	// documents, the default scope of a registration, and all that a
+	// consent can grant. If empty, ScopesSupported.
+	Scopes []string
+	// ServiceHosts are the host names of the service (--service-host),
+	// lowercase without ports. A request for one of them that is not the
+	// public URL's host gets the protected-resource metadata of that host
+	// (ResourceFor), and that host's resource is accepted as the resource
+	// parameter; tokens are still issued for the canonical resource. If
+	// empty, only the public URL's host counts.
+	ServiceHosts []string
 	// Limiter limits registrations per IP; nil disables the limit.
 	Limiter ratelimit.Limiter
 	// ClientIP returns a request's client IP; the peer address when nil.
@@ -92,6 +105,7 @@ type Server struct {
 	config   *fosite.Config
 	issuer   string
 	resource string
+	scopes   []string
 	log      *slog.Logger
 }
 
@@ -121,7 +135,11 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, store: opts.Store, log: opts.Logger,
 		issuer:   Issuer(opts.PublicURL),
-		resource: Resource(opts.PublicURL)}
+		resource: Resource(opts.PublicURL),
+		scopes:   slices.Clone(opts.Scopes)}
+	if len(s.scopes) == 0 {
+		s.scopes = ScopesSupported()
+	}
 	s.config = &fosite.Config{
 		AccessTokenLifespan:            AccessTokenLifetime,
 		RefreshTokenLifespan:           RefreshTokenLifetime,
@@ -131,10 +149,15 @@ func New(opts Options) (*Server, error) {
 		EnablePKCEPlainChallengeMethod: false,
 		// Refresh tokens are issued whatever the scopes; offline_access is
 		// not required (MCP clients rarely ask for it).
-		RefreshTokenScopes:         []string{},
-		ScopeStrategy:              fosite.ExactScopeStrategy,
-		AudienceMatchingStrategy:   fosite.ExactAudienceMatchingStrategy,
-		RedirectSecureChecker:      fosite.IsRedirectURISecureStrict,
+		RefreshTokenScopes:       []string{},
+		ScopeStrategy:            fosite.ExactScopeStrategy,
+		AudienceMatchingStrategy: fosite.ExactAudienceMatchingStrategy,
+		// https, http on loopback, or a private-use scheme that
+		// registration allowed a public client (RFC 8252, section 7.1).
+		RedirectSecureChecker: redirectSecure,
+		// state is any non-empty value: PKCE binds the answer to the
+		// request, and native clients send short states.
+		MinParameterEntropy:        1,
 		TokenURL:                   s.issuer + "/oauth/token",
 		AccessTokenIssuer:          s.issuer,
 		IDTokenIssuer:              s.issuer,
@@ -172,7 +195,7 @@ func (s *Server) Resource() string { return s.resource }
 func (s *Server) Routes() []Route {
 	return []Route{
 		{http.MethodGet, "/.well-known/oauth-authorization-server", s.authorizationServerMetadata},
-		{http.MethodGet, "/.well-known/oauth-protected-resource", s.protectedResourceMetadata},
+		{http.MethodGet, "/.well-known/oauth-protected-resource", s.rootResourceMetadata},
 		{http.MethodGet, "/.well-known/oauth-protected-resource/mcp", s.protectedResourceMetadata},
 		{http.MethodPost, "/oauth/register", s.register},
 		{http.MethodGet, "/oauth/authorize", s.authorize},

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the TypeScript SDK client check (client.mjs) against a fresh
-# `hoplink serve` on SQLite in a temporary directory.
+# `hoplink serve` on SQLite in a temporary directory, through the public
+# URL (127.0.0.1) and through localhost.
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$(pwd)
@@ -29,6 +30,11 @@ for _ in $(seq 1 100); do
 done
 
 [ -d node_modules ] || npm ci --no-audit --no-fund >/dev/null
-if ! node "$here/client.mjs" "$base/mcp" node@example.com 'correct horse battery staple'; then
-  echo "--- serve log"; cat "$tmp/serve.log"; exit 1
-fi
+# Once through the public URL, once through localhost, another service
+# host: the SDK then finds the resource http://localhost:PORT/mcp in the
+# metadata, which it requires to be the URL it connected to.
+for url in "$base/mcp" "http://localhost:$port/mcp"; do
+  if ! node "$here/client.mjs" "$url" node@example.com 'correct horse battery staple'; then
+    echo "--- serve log"; cat "$tmp/serve.log"; exit 1
+  fi
+done

@@ -64,6 +64,11 @@ type Config struct {
 	// StaleIfError is how long past its cache TTL a known link keeps
 	// redirecting while the database cannot be reached; zero disables it.
 	StaleIfError time.Duration
+	// CORSOrigins are the browser origins (scheme://host[:port], lowercase)
+	// allowed to call /mcp, /oauth/token, /oauth/register and /oauth/revoke
+	// from another site; "*" allows any. Empty allows none. The OAuth
+	// metadata documents allow any origin whatever it says.
+	CORSOrigins []string
 }
 
 // zeroDisables turns an operator's duration, where zero turns a feature off,
@@ -124,6 +129,8 @@ func Flags(serve bool) []cli.Flag {
 				"<user cache dir>/hoplink/<binary>.spool with PostgreSQL, none (clicks in memory) with :memory:"},
 		&cli.Int64Flag{Name: "spool-max-bytes", Value: analytics.DefaultSpoolMaxBytes, EnvVars: []string{"HOPLINK_SPOOL_MAX_BYTES"},
 			Usage: "bound of the click spool on disk; past it clicks are counted but not stored"},
+		&cli.StringFlag{Name: "cors-origins", EnvVars: []string{"HOPLINK_CORS_ORIGINS"},
+			Usage: "comma-separated browser origins (https://app.example) allowed to call /mcp and the OAuth token, registration and revocation endpoints from another site, or * for any; the OAuth metadata documents allow any origin (default none)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
 	}
@@ -183,6 +190,9 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	if cfg.CNAMETarget == "" {
 		cfg.CNAMETarget = "cname." + cfg.DefaultLinkDomain
 	}
+	if cfg.CORSOrigins, err = ParseCORSOrigins(c.String("cors-origins")); err != nil {
+		errs = append(errs, fmt.Errorf("--cors-origins: %w", err))
+	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		errs = append(errs, fmt.Errorf("--log-level: %w", err))
 	}
@@ -208,6 +218,30 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		errs = append(errs, errors.New("--secret-file (HOPLINK_SECRET_FILE) is required with PostgreSQL: every replica must share one server secret"))
 	}
 	return cfg, errors.Join(errs...)
+}
+
+// ParseCORSOrigins parses --cors-origins: comma-separated origins, each
+// "*" or an http or https URL with a host and nothing after it (a trailing
+// slash is dropped), returned lowercase. Empty gives none.
+func ParseCORSOrigins(v string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		u, err := url.Parse(strings.TrimSuffix(o, "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" ||
+			u.RawQuery != "" || u.Fragment != "" || u.User != nil || strings.ContainsAny(o, "?#") {
+			return nil, fmt.Errorf("%q is not an origin (scheme://host[:port], such as https://app.example)", o)
+		}
+		out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
+	}
+	return out, nil
 }
 
 // SpoolPath returns the click spool directory of the binary name on the

@@ -23,6 +23,7 @@ var operatorEnv = []string{
 	"HOPLINK_REDIS", "HOPLINK_DNS_SERVER", "HOPLINK_CNAME_TARGET", "HOPLINK_SECRET_FILE",
 	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_DB_TIMEOUT", "HOPLINK_STALE_IF_ERROR",
 	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_SPOOL_DIR", "HOPLINK_SPOOL_MAX_BYTES",
+	"HOPLINK_CORS_ORIGINS",
 }
 
 // clearOperatorEnv unsets every HOPLINK_ variable for the test, so that the
@@ -103,6 +104,7 @@ func TestConfigFromCLIDefaults(t *testing.T) {
 			assert.Equal(t, "text", cfg.LogFormat)
 			assert.Equal(t, time.Second, cfg.DBTimeout, "a stalled database answers 503 within a second")
 			assert.Equal(t, time.Hour, cfg.StaleIfError, "known links redirect for an hour of outage")
+			assert.Empty(t, cfg.CORSOrigins, "no origin may call /mcp from another site by default")
 		})
 	}
 }
@@ -152,6 +154,20 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, "json", cfg.LogFormat)
 				assert.Equal(t, 250*time.Millisecond, cfg.DBTimeout)
 				assert.Equal(t, 6*time.Hour, cfg.StaleIfError)
+			},
+		},
+		{
+			name: "cors origins are normalized, * kept",
+			args: []string{"--cors-origins", " https://App.Example/ ,http://localhost:5173,*"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, []string{"https://app.example", "http://localhost:5173", "*"}, cfg.CORSOrigins)
+			},
+		},
+		{
+			name: "cors origins from the environment",
+			env:  map[string]string{"HOPLINK_CORS_ORIGINS": "https://inspector.example"},
+			check: func(t *testing.T, cfg app.Config) {
+				assert.Equal(t, []string{"https://inspector.example"}, cfg.CORSOrigins)
 			},
 		},
 		{
@@ -312,6 +328,9 @@ func TestConfigFromCLIRefusesInvalidValues(t *testing.T) {
 		{name: "short url base without {domain}", args: []string{"--short-url-base", "https://example.com"}, want: []string{"--short-url-base"}},
 		{name: "no service host", args: []string{"--service-host", " , "}, want: []string{"--service-host"}},
 		{name: "empty database", args: []string{"--db", ""}, want: []string{"--db"}},
+		{name: "a cors origin with a path", args: []string{"--cors-origins", "https://app.example/mcp"}, want: []string{"--cors-origins", "https://app.example/mcp"}},
+		{name: "a cors origin without a scheme", args: []string{"--cors-origins", "app.example"}, want: []string{"--cors-origins"}},
+		{name: "a cors origin of another scheme", env: map[string]string{"HOPLINK_CORS_ORIGINS": "ftp://app.example"}, want: []string{"--cors-origins"}},
 		{name: "negative database deadline", args: []string{"--db-timeout", "-1s"}, want: []string{"--db-timeout"}},
 		{name: "negative stale bound", env: map[string]string{"HOPLINK_STALE_IF_ERROR": "-5m"}, want: []string{"--stale-if-error"}},
 		{name: "empty default link domain", args: []string{"--default-link-domain", "  "}, want: []string{"--default-link-domain"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/cors"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/org"
@@ -42,8 +43,15 @@ type serviceHandler struct {
 }
 
 // NewServiceHandler returns the service host's handler: each route of
-// routes, and fallback for every other path.
-func NewServiceHandler(fallback http.Handler, routes []ServiceRoute) http.Handler {
+// routes, and fallback for every other path, behind the CORS rules of cfg
+// (CORSRules).
+func NewServiceHandler(cfg Config, fallback http.Handler, routes []ServiceRoute) http.Handler {
+	return cors.New(newServiceRoutes(fallback, routes), CORSRules(cfg)...)
+}
+
+// newServiceRoutes returns a handler serving each route of routes, and
+// fallback for every other path.
+func newServiceRoutes(fallback http.Handler, routes []ServiceRoute) http.Handler {
 	h := &serviceHandler{exact: map[string]http.Handler{}, fallback: fallback}
 	for _, r := range routes {
 		if strings.HasSuffix(r.Path, "/") {
@@ -116,6 +124,34 @@ func NewMCP(d MCPDeps) *mcpserver.Handler {
 		Exports:        d.Exports,
 		Limiter:        d.Limiter,
 		TrustedProxies: d.Config.TrustedProxies,
+		ServiceHosts:   d.Config.ServiceHosts,
+		CORSOrigins:    d.Config.CORSOrigins,
 		Logger:         d.Log,
 	})
+}
+
+// OAuthMetadataPaths are the OAuth metadata documents, public to every
+// origin.
+var OAuthMetadataPaths = []string{
+	"/.well-known/oauth-authorization-server",
+	"/.well-known/oauth-protected-resource",
+	"/.well-known/oauth-protected-resource" + mcpserver.Path,
+}
+
+// CORSRules are the service host's CORS rules: the OAuth metadata
+// documents for any origin; /mcp and the OAuth token, registration and
+// revocation endpoints for the origins of --cors-origins (none by
+// default). Every other path answers no preflight.
+func CORSRules(cfg Config) []cors.Rule {
+	return []cors.Rule{
+		{Paths: OAuthMetadataPaths, Origins: []string{"*"}, Methods: []string{http.MethodGet}},
+		{Paths: []string{mcpserver.Path}, Origins: cfg.CORSOrigins, Methods: []string{http.MethodPost},
+			Headers: []string{"Authorization", "Content-Type", "Accept", "Mcp-Protocol-Version", "Mcp-Session-Id",
+				"Last-Event-ID", "X-Request-Id"},
+			Expose: []string{"WWW-Authenticate", "Mcp-Session-Id", "Mcp-Protocol-Version", "Retry-After",
+				"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id"}},
+		{Paths: []string{"/oauth/token", "/oauth/register", "/oauth/revoke"}, Origins: cfg.CORSOrigins,
+			Methods: []string{http.MethodPost}, Headers: []string{"Authorization", "Content-Type", "Accept"},
+			Expose: []string{"Retry-After", "WWW-Authenticate"}},
+	}
 }

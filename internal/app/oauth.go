@@ -13,6 +13,7 @@ import (
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/oauth"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
@@ -67,6 +68,10 @@ func NewOAuthServer(d OAuthServerDeps) (*oauth.Server, error) {
 		Limiter:   d.Limiter,
 		ClientIP:  func(r *http.Request) netip.Addr { return httpapi.ClientIPFrom(r.Context()) },
 		Logger:    log,
+		// Consents cover only what the MCP tools use: the token reaches
+		// /mcp, never /v1.
+		Scopes:       mcpScopes(),
+		ServiceHosts: cfg.ServiceHosts,
 	})
 	if err != nil {
 		return nil, err
@@ -78,6 +83,15 @@ func NewOAuthServer(d OAuthServerDeps) (*oauth.Server, error) {
 		return nil
 	})
 	return srv, nil
+}
+
+// mcpScopes are the MCP tools' scopes as strings (mcpserver.Scopes).
+func mcpScopes() []string {
+	var out []string
+	for _, s := range mcpserver.Scopes() {
+		out = append(out, string(s))
+	}
+	return out
 }
 
 // cleanUpOAuth deletes expired OAuth rows on every tick until ctx ends; a

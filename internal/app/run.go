@@ -158,8 +158,8 @@ func AuthService() fx.Option {
 	return fx.Options(MCP, OAuth, fx.Provide(NewAuthPages, authHandler), RenameSweep, Server)
 }
 
-func authHandler(pages AuthPages, routes ServiceRoutes) Handler {
-	return Handler{NewServiceHandler(pages, routes.Routes)}
+func authHandler(cfg Config, pages AuthPages, routes ServiceRoutes) Handler {
+	return Handler{NewServiceHandler(cfg, pages, routes.Routes)}
 }
 
 // BootstrapOptions say whether serve creates a first organization.
@@ -181,7 +181,7 @@ func ServeAll(boot BootstrapOptions) fx.Option {
 		fx.Provide(NewLinkDomain, NewClickRecorder, func(cfg Config, a *httpapi.API, l *httpapi.LinkDomain,
 			routes ServiceRoutes) Handler {
 			return Handler{&httpapi.HostRouter{ServiceHosts: cfg.ServiceHosts,
-				Service: NewServiceHandler(a, routes.Routes), LinkDomain: l}}
+				Service: NewServiceHandler(cfg, a, routes.Routes), LinkDomain: l}}
 		}),
 		// The listener opens first, so that a taken address fails the start
 		// before anything is created.
