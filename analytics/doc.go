@@ -44,7 +44,10 @@
 // clicks, reaches 4 MiB, or every FlushInterval; the writer
 // (spool_writer.go) then inserts it as one Batch whose identity is the
 // spool's id (random, made once, kept in the directory) and the chunk's
-// number, and deletes the file once the transaction has committed. The
+// number, and deletes the file once the transaction has committed. Chunks
+// of this process that wait together (under load, while a transaction
+// runs) are inserted as one Batch of up to 10,000 clicks, numbered by the
+// last, so that the number of transactions does not grow with the load. The
 // store records the highest number committed per spool in the same
 // transaction as the clicks and the monthly counts
 // (BatchStore.InsertClickBatch), so a chunk replayed after a crash between

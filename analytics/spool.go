@@ -245,6 +245,14 @@ func (s *spool) next() (int64, bool) {
 	return s.ready[0], true
 }
 
+// waiting returns the numbers of the n oldest chunks waiting to be
+// written, or of all when fewer wait.
+func (s *spool) waiting(n int) []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ready[:min(n, len(s.ready))])
+}
+
 // read returns the clicks of chunk seq, the size of its file, and how many
 // bytes at its end were dropped as a torn record.
 func (s *spool) read(seq int64) (clicks []Click, size int64, torn int, err error) {

@@ -103,11 +103,14 @@ func TestSpoolWritesChunksInOrderAndDeletesThem(t *testing.T) {
 	r := openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 3, Clock: clock})
 	stop := start(r)
 	orgID := uuid.New()
-	for range 7 {
-		require.True(t, r.Record(click(orgID)))
+	for range 2 {
+		// One full chunk at a time: chunks that wait together are merged.
+		for range 3 {
+			require.True(t, r.Record(click(orgID)))
+		}
+		assert.Equal(t, 3, <-s.attempts)
 	}
-	assert.Equal(t, 3, <-s.attempts)
-	assert.Equal(t, 3, <-s.attempts)
+	require.True(t, r.Record(click(orgID)))
 	clock.tick <- clock.Now()
 	assert.Equal(t, 1, <-s.attempts, "the tick rotates the active chunk")
 	stop()
@@ -124,6 +127,50 @@ func TestSpoolWritesChunksInOrderAndDeletesThem(t *testing.T) {
 		assert.Equal(t, uuid.Version(7), c.ID.Version())
 		assert.Equal(t, "203.0.113.7", c.IPKey, "clicks are normalized")
 	}
+}
+
+// Chunks that wait while a batch is written are written together, as one
+// batch numbered by the last of them, and the chunks an earlier process
+// left are written one by one, whatever waits after them.
+func TestSpoolMergesWaitingChunks(t *testing.T) {
+	dir := t.TempDir()
+	// An earlier process left two full chunks (1 and 2) and its empty
+	// active one (3).
+	down := newFakeBatchStore()
+	down.fail = -1
+	r := openSpooled(t, down, dir, analytics.RecorderOptions{BatchSize: 3, ShutdownTimeout: time.Millisecond})
+	orgID := uuid.New()
+	for range 6 {
+		require.True(t, r.Record(click(orgID)))
+	}
+	start(r)()
+	require.Len(t, chunkFiles(t, dir), 3)
+
+	s := newFakeBatchStore()
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s.beforeCommit = func(analytics.Batch) {
+		once.Do(func() { close(held); <-release })
+	}
+	r = openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 3})
+	stop := start(r)
+	<-held // chunk 1 is being written; the others wait behind it
+	for range 9 {
+		require.True(t, r.Record(click(orgID)))
+	}
+	require.Len(t, chunkFiles(t, dir), 7, "chunks 1 to 3 (left), 4 to 6 (full) and the active 7")
+	close(release)
+	assert.Equal(t, 3, <-s.attempts, "chunk 1 alone")
+	assert.Equal(t, 3, <-s.attempts, "chunk 2 alone: an earlier process's")
+	assert.Equal(t, 9, <-s.attempts, "chunks 4 to 6 as one batch")
+	stop()
+
+	assert.Equal(t, []int64{1, 2, 6}, s.committedSeqs(), "chunk 3 was empty")
+	st := r.Stats()
+	assert.Equal(t, uint64(15), st.Written)
+	assert.Equal(t, uint64(6), st.Replayed)
+	assert.Len(t, s.clicks(), 15)
+	assert.Len(t, chunkFiles(t, dir), 1, "only the empty active chunk stays")
 }
 
 // Every field of a click comes back from the spool as it was recorded.
