@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -483,4 +485,63 @@ func TestSpoolCutsAnOversizedClick(t *testing.T) {
 	assert.Len(t, got[0].Referer, analytics.MaxReferer)
 	assert.Len(t, got[0].UserAgent, analytics.MaxUserAgent)
 	assert.Equal(t, uint64(1), r.Stats().Written)
+}
+
+// A chunk a killed process left while it was the active one holds its
+// records and, where the chunk is mapped, the zero bytes of the space not
+// yet used: the next start writes every record and reports nothing torn.
+func TestSpoolReplaysTheActiveChunkOfAKilledProcess(t *testing.T) {
+	live := t.TempDir()
+	r := openSpooled(t, newFakeBatchStore(), live, analytics.RecorderOptions{})
+	orgID := uuid.New()
+	var ids []uuid.UUID
+	for range 4 {
+		c := click(orgID)
+		c.ID = uuid.Must(uuid.NewV7())
+		ids = append(ids, c.ID)
+		require.True(t, r.Record(c))
+	}
+	// What the kernel holds of the active chunk now is what a kill -9
+	// leaves: the process never ran its writer nor closed the chunk.
+	files := chunkFiles(t, live)
+	require.Len(t, files, 1)
+	b, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	if runtime.GOOS == "linux" {
+		require.Len(t, b, 256<<10, "the chunk is mapped, its unused end zero")
+	}
+	left := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(left, filepath.Base(files[0])), b, 0o600))
+
+	s, logs := newFakeBatchStore(), &logLines{}
+	r2 := openSpooled(t, s, left, analytics.RecorderOptions{Logger: slog.New(logs)})
+	start(r2)()
+	got := s.clicks()
+	require.Len(t, got, 4)
+	for i, id := range ids {
+		assert.Equal(t, id, got[i].ID)
+	}
+	assert.Equal(t, uint64(4), r2.Stats().Replayed)
+	assert.Zero(t, logs.count("WARN a click spool chunk ends with a torn record"))
+	start(r)()
+}
+
+// A chunk is rotated when the next record does not fit the space it was
+// given, however few clicks it holds; no click is lost on the way.
+func TestSpoolRotatesAFullChunk(t *testing.T) {
+	s, dir := newFakeBatchStore(), t.TempDir()
+	r := openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 100_000})
+	orgID := uuid.New()
+	const n = 2000 // about 1.3 MB of records with these agents and referers
+	for i := range n {
+		c := click(orgID)
+		c.UserAgent = strings.Repeat("Mozilla/5.0 ", 40) + strconv.Itoa(i)
+		c.Referer = "https://news.example/" + strings.Repeat("a", 150)
+		require.True(t, r.Record(c))
+	}
+	assert.Greater(t, len(chunkFiles(t, dir)), 2, "the records were more than one chunk holds")
+	start(r)()
+	assert.Len(t, s.clicks(), n)
+	assert.Equal(t, uint64(n), r.Stats().Written)
+	assert.Zero(t, r.Stats().Overflowed)
 }
