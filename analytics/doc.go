@@ -36,7 +36,7 @@
 // a growing sequence number. Record gives the click its id and appends it
 // to the active chunk as one record (length, CRC-32C, the click in a
 // compact binary form: spool_codec.go) under a mutex, and no fsync. On
-// Linux a chunk's file is allocated (256 KiB) and mapped shared into
+// Linux a chunk's file is allocated (1 MiB) and mapped shared into
 // memory when it is made, and a record is one copy into the mapping, no
 // system call; elsewhere, or when the space cannot be allocated, it is
 // one write. Either way the bytes are in the kernel's page cache before

@@ -33,7 +33,7 @@ const maxChunkBytes = 4 << 20
 
 // mappedChunkBytes is the size of a mapped chunk (mapChunk): a chunk is
 // rotated when the next record does not fit. It holds the largest record.
-const mappedChunkBytes = 256 << 10
+const mappedChunkBytes = 1 << 20
 
 // ErrSpoolLocked is returned by OpenRecorder when another process uses the
 // spool directory.

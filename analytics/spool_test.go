@@ -508,7 +508,7 @@ func TestSpoolReplaysTheActiveChunkOfAKilledProcess(t *testing.T) {
 	b, err := os.ReadFile(files[0])
 	require.NoError(t, err)
 	if runtime.GOOS == "linux" {
-		require.Len(t, b, 256<<10, "the chunk is mapped, its unused end zero")
+		require.Len(t, b, 1<<20, "the chunk is mapped, its unused end zero")
 	}
 	left := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(left, filepath.Base(files[0])), b, 0o600))
@@ -532,7 +532,7 @@ func TestSpoolRotatesAFullChunk(t *testing.T) {
 	s, dir := newFakeBatchStore(), t.TempDir()
 	r := openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 100_000})
 	orgID := uuid.New()
-	const n = 2000 // about 1.3 MB of records with these agents and referers
+	const n = 4000 // about 2.6 MB of records with these agents and referers
 	for i := range n {
 		c := click(orgID)
 		c.UserAgent = strings.Repeat("Mozilla/5.0 ", 40) + strconv.Itoa(i)
