@@ -35,16 +35,24 @@
 // (issue 16). The spool (spool.go) is a directory of chunk files named by
 // a growing sequence number. Record gives the click its id and appends it
 // to the active chunk as one record (length, CRC-32C, the click in a
-// compact binary form: spool_codec.go) with one write under a mutex, and
-// no fsync: what a process wrote survives its death, and only a machine
-// crash can lose the writes the kernel had not yet put on disk. A torn
-// last record is recognised by its length or checksum and dropped.
+// compact binary form: spool_codec.go) under a mutex, and no fsync. On
+// Linux a chunk's file is allocated (1 MiB) and mapped shared into
+// memory when it is made, and a record is one copy into the mapping, no
+// system call; elsewhere, or when the space cannot be allocated, it is
+// one write. Either way the bytes are in the kernel's page cache before
+// the redirect answers: what a process wrote survives its death, and only
+// a machine crash can lose what the kernel had not yet put on disk. A
+// torn last record is recognised by its length or checksum and dropped.
 //
-// The active chunk is rotated, made immutable, when it holds BatchSize
-// clicks, reaches 4 MiB, or every FlushInterval; the writer
+// The active chunk is rotated, made immutable (its file cut to its
+// records), when it holds BatchSize clicks, reaches 4 MiB or the next
+// record does not fit its mapping, or every FlushInterval; the writer
 // (spool_writer.go) then inserts it as one Batch whose identity is the
 // spool's id (random, made once, kept in the directory) and the chunk's
-// number, and deletes the file once the transaction has committed. The
+// number, and deletes the file once the transaction has committed. Chunks
+// of this process that wait together (under load, while a transaction
+// runs) are inserted as one Batch of up to 10,000 clicks, numbered by the
+// last, so that the number of transactions does not grow with the load. The
 // store records the highest number committed per spool in the same
 // transaction as the clicks and the monthly counts
 // (BatchStore.InsertClickBatch), so a chunk replayed after a crash between

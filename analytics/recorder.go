@@ -171,6 +171,14 @@ type Recorder struct {
 	// failing is whether the last attempt at writing a chunk failed, so
 	// that an outage is logged when it begins and when it ends.
 	failing bool
+	// markKnown is whether the store told the writer the spool's mark at
+	// start, so that every chunk of this process is past it and ready
+	// chunks may be merged into one batch.
+	markKnown bool
+	// committed is the number of the last batch this writer committed:
+	// a chunk up to it that is still waiting (its deletion failed) is
+	// written alone, and refused by the store.
+	committed int64
 }
 
 // overflowKey groups overflowing clicks by organization and minute. The

@@ -49,7 +49,7 @@ const (
 const (
 	scaleLinks     = 1_000
 	scaleDays      = 90
-	scaleBatch     = 500 // the recorder's default batch
+	scaleBatch     = 10_000 // the recorder's merged batch under load
 	scaleOrgPrefix = "analytics-bench-"
 )
 

@@ -31,6 +31,14 @@ const (
 // batch of clicks.
 const maxChunkBytes = 4 << 20
 
+// mappedChunkBytes is the size of a mapped chunk (mapChunk): a chunk is
+// rotated when the next record does not fit. It holds the largest record.
+const mappedChunkBytes = 1 << 20
+
+// mapChunks is whether chunks are mapped where they can be; the
+// benchmarks compare both ways.
+var mapChunks = true
+
 // ErrSpoolLocked is returned by OpenRecorder when another process uses the
 // spool directory.
 var ErrSpoolLocked = errors.New("analytics: the click spool directory is in use by another process")
@@ -58,8 +66,12 @@ type spool struct {
 	seq         int64 // of the active chunk
 	records     int   // in the active chunk
 	activeBytes int64
-	buf         []byte
-	closed      bool
+	// mapped, when not nil, is the active chunk mapped into memory
+	// (mapChunk), its first activeBytes bytes the records; without it,
+	// each record is one write to active.
+	mapped []byte
+	buf    []byte
+	closed bool
 	// ready are the immutable chunks not yet written, oldest first.
 	ready []int64
 
@@ -159,12 +171,25 @@ func chunkSeq(name string) (int64, bool) {
 // startChunk creates chunk seq and makes it the active one. s.mu is held,
 // or s is not shared yet.
 func (s *spool) startChunk(seq int64) error {
-	f, err := os.OpenFile(filepath.Join(s.dir, chunkName(seq)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(filepath.Join(s.dir, chunkName(seq)), os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("analytics: creating a click spool chunk: %w", err)
 	}
 	s.active, s.seq, s.records, s.activeBytes = f, seq, 0, 0
+	if mapChunks {
+		s.mapped, _ = mapChunk(f, mappedChunkBytes) // nil: write instead
+	}
 	return nil
+}
+
+// closeActive closes the active chunk, its file cut to its records when
+// it was mapped.
+func (s *spool) closeActive() {
+	if s.mapped != nil {
+		_ = unmapChunk(s.active, s.mapped, s.activeBytes)
+		s.mapped = nil
+	}
+	_ = s.active.Close()
 }
 
 // append writes c to the active chunk as one record, with one write, and
@@ -188,7 +213,17 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 	if !force && s.size.Load()+n > s.maxBytes {
 		return false, nil
 	}
-	if _, err := s.active.Write(s.buf); err != nil {
+	if s.mapped != nil && s.activeBytes+n > int64(len(s.mapped)) {
+		if err := s.rotateLocked(); err != nil {
+			return false, err
+		}
+		if s.mapped != nil && s.activeBytes+n > int64(len(s.mapped)) {
+			return false, errors.New("analytics: a click spool record does not fit in a chunk")
+		}
+	}
+	if s.mapped != nil {
+		copy(s.mapped[s.activeBytes:], s.buf)
+	} else if _, err := s.active.Write(s.buf); err != nil {
 		s.activeBytes = maxChunkBytes // a torn tail: rotate before the next append
 		s.records++
 		_ = s.rotateLocked()
@@ -220,11 +255,14 @@ func (s *spool) rotateLocked() error {
 	if s.records == 0 {
 		return nil
 	}
-	old, seq := s.active, s.seq
+	old, oldMapped, oldBytes, seq := s.active, s.mapped, s.activeBytes, s.seq
 	// The next chunk exists before the old one is queued, so the highest
 	// number on disk is never one the store may have committed.
 	if err := s.startChunk(seq + 1); err != nil {
 		return err
+	}
+	if oldMapped != nil {
+		_ = unmapChunk(old, oldMapped, oldBytes)
 	}
 	_ = old.Close()
 	s.ready = append(s.ready, seq)
@@ -243,6 +281,14 @@ func (s *spool) next() (int64, bool) {
 		return 0, false
 	}
 	return s.ready[0], true
+}
+
+// waiting returns the numbers of the n oldest chunks waiting to be
+// written, or of all when fewer wait.
+func (s *spool) waiting(n int) []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ready[:min(n, len(s.ready))])
 }
 
 // read returns the clicks of chunk seq, the size of its file, and how many
@@ -309,6 +355,6 @@ func (s *spool) close() {
 		return
 	}
 	s.closed = true
-	_ = s.active.Close()
+	s.closeActive()
 	_ = s.lock.Close()
 }

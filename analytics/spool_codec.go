@@ -15,10 +15,12 @@ import (
 //	checksum uint32, little endian: CRC-32C (Castagnoli) of payload
 //	payload  version byte 1, the click (encodeClick)
 //
-// A record is appended with one write, so a process that dies leaves every
-// record whole; a machine that loses power may leave the last one torn,
-// which its length or checksum shows, and readChunk drops it with whatever
-// follows.
+// A record is appended with one copy into the chunk's mapping (or one
+// write where chunks are not mapped). A process that dies mid-copy leaves
+// a record torn whose click was never answered; a machine that loses power
+// may leave the last records torn or zero. The length or the checksum
+// shows a torn record, which decodeRecords drops with whatever follows;
+// a zero tail (the unused end of a mapped chunk) ends the records.
 
 // recordHeader is the length and checksum before each payload.
 const recordHeader = 8
@@ -102,6 +104,10 @@ func (c *Click) texts() [24]*string {
 // left), or the clicks of all.
 func decodeRecords(b []byte) (clicks []Click, rest int, err error) {
 	for len(b) > 0 {
+		if zeros(b) {
+			// The unused end of a mapped chunk whose process died.
+			return clicks, 0, nil
+		}
 		if len(b) < recordHeader {
 			return clicks, len(b), errTorn
 		}
@@ -122,6 +128,22 @@ func decodeRecords(b []byte) (clicks []Click, rest int, err error) {
 		b = b[recordHeader+int(n):]
 	}
 	return clicks, 0, nil
+}
+
+// zeros reports whether b holds only zero bytes.
+func zeros(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeClick decodes a payload appendClick wrote.

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -103,11 +105,14 @@ func TestSpoolWritesChunksInOrderAndDeletesThem(t *testing.T) {
 	r := openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 3, Clock: clock})
 	stop := start(r)
 	orgID := uuid.New()
-	for range 7 {
-		require.True(t, r.Record(click(orgID)))
+	for range 2 {
+		// One full chunk at a time: chunks that wait together are merged.
+		for range 3 {
+			require.True(t, r.Record(click(orgID)))
+		}
+		assert.Equal(t, 3, <-s.attempts)
 	}
-	assert.Equal(t, 3, <-s.attempts)
-	assert.Equal(t, 3, <-s.attempts)
+	require.True(t, r.Record(click(orgID)))
 	clock.tick <- clock.Now()
 	assert.Equal(t, 1, <-s.attempts, "the tick rotates the active chunk")
 	stop()
@@ -124,6 +129,50 @@ func TestSpoolWritesChunksInOrderAndDeletesThem(t *testing.T) {
 		assert.Equal(t, uuid.Version(7), c.ID.Version())
 		assert.Equal(t, "203.0.113.7", c.IPKey, "clicks are normalized")
 	}
+}
+
+// Chunks that wait while a batch is written are written together, as one
+// batch numbered by the last of them, and the chunks an earlier process
+// left are written one by one, whatever waits after them.
+func TestSpoolMergesWaitingChunks(t *testing.T) {
+	dir := t.TempDir()
+	// An earlier process left two full chunks (1 and 2) and its empty
+	// active one (3).
+	down := newFakeBatchStore()
+	down.fail = -1
+	r := openSpooled(t, down, dir, analytics.RecorderOptions{BatchSize: 3, ShutdownTimeout: time.Millisecond})
+	orgID := uuid.New()
+	for range 6 {
+		require.True(t, r.Record(click(orgID)))
+	}
+	start(r)()
+	require.Len(t, chunkFiles(t, dir), 3)
+
+	s := newFakeBatchStore()
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s.beforeCommit = func(analytics.Batch) {
+		once.Do(func() { close(held); <-release })
+	}
+	r = openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 3})
+	stop := start(r)
+	<-held // chunk 1 is being written; the others wait behind it
+	for range 9 {
+		require.True(t, r.Record(click(orgID)))
+	}
+	require.Len(t, chunkFiles(t, dir), 7, "chunks 1 to 3 (left), 4 to 6 (full) and the active 7")
+	close(release)
+	assert.Equal(t, 3, <-s.attempts, "chunk 1 alone")
+	assert.Equal(t, 3, <-s.attempts, "chunk 2 alone: an earlier process's")
+	assert.Equal(t, 9, <-s.attempts, "chunks 4 to 6 as one batch")
+	stop()
+
+	assert.Equal(t, []int64{1, 2, 6}, s.committedSeqs(), "chunk 3 was empty")
+	st := r.Stats()
+	assert.Equal(t, uint64(15), st.Written)
+	assert.Equal(t, uint64(6), st.Replayed)
+	assert.Len(t, s.clicks(), 15)
+	assert.Len(t, chunkFiles(t, dir), 1, "only the empty active chunk stays")
 }
 
 // Every field of a click comes back from the spool as it was recorded.
@@ -436,4 +485,63 @@ func TestSpoolCutsAnOversizedClick(t *testing.T) {
 	assert.Len(t, got[0].Referer, analytics.MaxReferer)
 	assert.Len(t, got[0].UserAgent, analytics.MaxUserAgent)
 	assert.Equal(t, uint64(1), r.Stats().Written)
+}
+
+// A chunk a killed process left while it was the active one holds its
+// records and, where the chunk is mapped, the zero bytes of the space not
+// yet used: the next start writes every record and reports nothing torn.
+func TestSpoolReplaysTheActiveChunkOfAKilledProcess(t *testing.T) {
+	live := t.TempDir()
+	r := openSpooled(t, newFakeBatchStore(), live, analytics.RecorderOptions{})
+	orgID := uuid.New()
+	var ids []uuid.UUID
+	for range 4 {
+		c := click(orgID)
+		c.ID = uuid.Must(uuid.NewV7())
+		ids = append(ids, c.ID)
+		require.True(t, r.Record(c))
+	}
+	// What the kernel holds of the active chunk now is what a kill -9
+	// leaves: the process never ran its writer nor closed the chunk.
+	files := chunkFiles(t, live)
+	require.Len(t, files, 1)
+	b, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	if runtime.GOOS == "linux" {
+		require.Len(t, b, 1<<20, "the chunk is mapped, its unused end zero")
+	}
+	left := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(left, filepath.Base(files[0])), b, 0o600))
+
+	s, logs := newFakeBatchStore(), &logLines{}
+	r2 := openSpooled(t, s, left, analytics.RecorderOptions{Logger: slog.New(logs)})
+	start(r2)()
+	got := s.clicks()
+	require.Len(t, got, 4)
+	for i, id := range ids {
+		assert.Equal(t, id, got[i].ID)
+	}
+	assert.Equal(t, uint64(4), r2.Stats().Replayed)
+	assert.Zero(t, logs.count("WARN a click spool chunk ends with a torn record"))
+	start(r)()
+}
+
+// A chunk is rotated when the next record does not fit the space it was
+// given, however few clicks it holds; no click is lost on the way.
+func TestSpoolRotatesAFullChunk(t *testing.T) {
+	s, dir := newFakeBatchStore(), t.TempDir()
+	r := openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 100_000})
+	orgID := uuid.New()
+	const n = 4000 // about 2.6 MB of records with these agents and referers
+	for i := range n {
+		c := click(orgID)
+		c.UserAgent = strings.Repeat("Mozilla/5.0 ", 40) + strconv.Itoa(i)
+		c.Referer = "https://news.example/" + strings.Repeat("a", 150)
+		require.True(t, r.Record(c))
+	}
+	assert.Greater(t, len(chunkFiles(t, dir)), 2, "the records were more than one chunk holds")
+	start(r)()
+	assert.Len(t, s.clicks(), n)
+	assert.Equal(t, uint64(n), r.Stats().Written)
+	assert.Zero(t, r.Stats().Overflowed)
 }

@@ -80,7 +80,9 @@ func (r *Recorder) readMark(ctx context.Context) {
 	}
 	if err := r.spool.committed(mark); err != nil {
 		r.log.Error("clearing committed click spool chunks failed", "error", err)
+		return
 	}
+	r.markKnown = true
 }
 
 // spoolOverflow appends the overflow sums to the spool, past its bound
@@ -110,18 +112,27 @@ func (r *Recorder) putOverflow(c Click) {
 	r.overflow[k] = &c
 }
 
+// maxMergedClicks bounds the clicks of one batch that merges chunks.
+const maxMergedClicks = 10_000
+
 // drain writes the chunks waiting, oldest first, each until it is written
 // (trying again after a growing wait, capped at MaxRetryBackoff), and
 // deletes each once written. It returns when none waits or stop is done;
 // inserts run under write.
+//
+// Chunks that wait together are written as one batch (merge), up to
+// maxMergedClicks clicks: under load the writer's transactions grow with
+// the backlog instead of their number, so that what a transaction costs
+// whatever its size (the rollup rows, the segment, the commit) is paid
+// once for many chunks.
 func (r *Recorder) drain(stop, write context.Context) {
 	backoff := r.opts.RetryBackoff
 	for stop.Err() == nil {
-		seq, ok := r.spool.next()
-		if !ok {
+		seqs := r.merge()
+		if len(seqs) == 0 {
 			return
 		}
-		err := r.writeChunk(write, seq)
+		err := r.writeChunks(write, seqs)
 		if err == nil {
 			if r.failing {
 				r.failing = false
@@ -138,7 +149,7 @@ func (r *Recorder) drain(stop, write context.Context) {
 		if !r.failing {
 			r.failing = true
 			r.log.Warn("writing clicks failed; they stay in the click spool and are tried again until written",
-				"chunk", seq, "error", err)
+				"chunk", seqs[len(seqs)-1], "error", err)
 		}
 		select {
 		case <-r.clock.After(backoff):
@@ -148,20 +159,50 @@ func (r *Recorder) drain(stop, write context.Context) {
 	}
 }
 
-// writeChunk writes chunk seq as one batch and deletes it once committed.
-func (r *Recorder) writeChunk(ctx context.Context, seq int64) error {
-	batch, size, torn, err := r.spool.read(seq)
-	if err != nil {
-		return err
+// merge returns the numbers of the chunks the next batch writes: the
+// oldest waiting and, when the store's mark was read at start, the ones
+// that wait after it, up to maxMergedClicks clicks. A chunk an earlier
+// process left is a batch of its own: the store may have committed it
+// (when the mark could not be read), and a batch is refused whole; so is
+// a chunk this writer committed and could not delete.
+func (r *Recorder) merge() []int64 {
+	n := 1
+	if r.markKnown {
+		n = max(1, maxMergedClicks/r.opts.BatchSize)
 	}
-	if torn > 0 {
-		// Only a machine that stopped mid-write leaves one.
-		r.log.Warn("a click spool chunk ends with a torn record, which is dropped", "chunk", seq, "bytes", torn)
+	seqs := r.spool.waiting(n)
+	if len(seqs) > 0 && (seqs[0] < r.spool.firstSeq || seqs[0] <= r.committed) {
+		seqs = seqs[:1]
 	}
+	return seqs
+}
+
+// writeChunks writes the chunks seqs, oldest first, as one batch whose
+// number is the last one's, and deletes them once committed.
+func (r *Recorder) writeChunks(ctx context.Context, seqs []int64) error {
+	var batch []Click
+	sizes := make([]int64, len(seqs))
+	for i, seq := range seqs {
+		clicks, size, torn, err := r.spool.read(seq)
+		if err != nil {
+			return err
+		}
+		if torn > 0 {
+			// Only a machine that stopped mid-write leaves one.
+			r.log.Warn("a click spool chunk ends with a torn record, which is dropped", "chunk", seq, "bytes", torn)
+		}
+		if batch == nil {
+			batch = clicks
+		} else {
+			batch = append(batch, clicks...)
+		}
+		sizes[i] = size
+	}
+	last := seqs[len(seqs)-1]
 	if len(batch) > 0 {
 		clicks, countOnly := r.prepare(batch)
 		ctx, cancel := context.WithTimeout(ctx, r.opts.WriteTimeout)
-		inserted, err := r.batches.InsertClickBatch(ctx, Batch{Spool: r.spool.id, Seq: seq, Clicks: batch})
+		inserted, err := r.batches.InsertClickBatch(ctx, Batch{Spool: r.spool.id, Seq: last, Clicks: batch})
 		cancel()
 		switch {
 		case errors.Is(err, ErrBatchCommitted):
@@ -175,12 +216,18 @@ func (r *Recorder) writeChunk(ctx context.Context, seq int64) error {
 			r.written.Add(uint64(inserted))
 			r.countedOnly.Add(countOnly)
 			r.duplicates.Add(clicks - uint64(inserted) - countOnly)
+			r.committed = last
 		}
-		if seq < r.spool.firstSeq {
+		if seqs[0] < r.spool.firstSeq {
 			r.replayed.Add(clicks)
 		}
 	}
-	return r.spool.remove(seq, size)
+	for i, seq := range seqs {
+		if err := r.spool.remove(seq, sizes[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shutdownSpool stops Record, waits for the Records under way, appends the

@@ -31,13 +31,14 @@ type Store interface {
 }
 
 // Batch is a batch of clicks with its identity in a click spool: the
-// Recorder with a SpoolDir writes each chunk of its spool as one Batch.
+// Recorder with a SpoolDir writes the chunks of its spool as Batches, one
+// chunk or several that waited together, numbered by the last.
 type Batch struct {
 	// Spool is the id of the spool the batch comes from; empty means the
 	// batch has no identity and is written as InsertClicks writes.
 	Spool string
-	// Seq is the batch's sequence number in its spool, above 0. A spool's
-	// batches are committed in increasing order.
+	// Seq is the batch's sequence number in its spool (its last chunk's),
+	// above 0. A spool's batches are committed in increasing order.
 	Seq    int64
 	Clicks []Click
 }

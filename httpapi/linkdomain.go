@@ -326,26 +326,22 @@ func (h *LinkDomain) movedPermanently(w http.ResponseWriter, r *http.Request, l 
 // unless the request is HEAD, the short body of a redirect. HEAD gets the
 // body's Content-Length too, so that its headers are those of GET.
 func (h *LinkDomain) writeRedirect(w http.ResponseWriter, r *http.Request, status int, location string) {
-	escaped := template.HTMLEscapeString(location)
-	size := len(redirectHead) + 2*len(escaped) + len(redirectMid) + len(redirectTail)
+	bp := redirectBodies.Get().(*[]byte)
+	body := appendRedirectBody((*bp)[:0], location)
 	hd := w.Header()
 	hd["Location"] = []string{location}
 	hd["Cache-Control"] = noStore
 	hd["Referrer-Policy"] = referrerPolicy
 	hd["Content-Type"] = htmlType
-	hd["Content-Length"] = []string{strconv.Itoa(size)}
+	hd["Content-Length"] = contentLength(len(body))
 	w.WriteHeader(status)
-	if r.Method == http.MethodHead {
-		return
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
 	}
-	var b strings.Builder
-	b.Grow(size)
-	b.WriteString(redirectHead)
-	b.WriteString(escaped)
-	b.WriteString(redirectMid)
-	b.WriteString(escaped)
-	b.WriteString(redirectTail)
-	_, _ = w.Write([]byte(b.String()))
+	if cap(body) <= 64<<10 {
+		*bp = body
+		redirectBodies.Put(bp)
+	}
 }
 
 // The redirect's short body: a link for clients that do not follow Location.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/netip"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -56,14 +57,13 @@ func isCandidate(c *analytics.Click) bool {
 // segmentClick prepares a normalized click for a segment: its time cut to
 // milliseconds (the segment's resolution), and an IP that is not an
 // address left out (its key and class were derived from it already).
-func segmentClick(c analytics.Click) analytics.Click {
+func segmentClick(c *analytics.Click) {
 	c.OccurredAt = c.OccurredAt.Truncate(time.Millisecond)
 	if c.IP != "" {
 		if a, err := netip.ParseAddr(c.IP); err != nil || a.Zone() != "" {
 			c.IP = ""
 		}
 	}
-	return c
 }
 
 // compareClicks orders clicks by (occurred_at, id), the order of a
@@ -77,8 +77,10 @@ func compareClicks(a, b *analytics.Click) int {
 
 // sortClicks sorts clicks by (occurred_at, id).
 func sortClicks(clicks []analytics.Click) {
-	if !slices.IsSortedFunc(clicks, func(a, b analytics.Click) int { return compareClicks(&a, &b) }) {
-		slices.SortFunc(clicks, func(a, b analytics.Click) int { return compareClicks(&a, &b) })
+	// By index: a Click is large, and a comparison by value copies two.
+	less := func(i, j int) bool { return compareClicks(&clicks[i], &clicks[j]) < 0 }
+	if !sort.SliceIsSorted(clicks, less) {
+		sort.Slice(clicks, less)
 	}
 }
 

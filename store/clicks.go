@@ -252,13 +252,13 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 				}
 			}
 		}
-		if err := s.writeSegments(ctx, tx, stored); err != nil {
-			return err
-		}
 		inserted = len(stored)
 		for i := range stored {
 			c := &stored[i]
 			counts[periodKey{c.OrgID, org.PeriodStart(anchors[c.OrgID], c.OccurredAt)}]++
+		}
+		if err := s.writeSegments(ctx, tx, stored); err != nil {
+			return err
 		}
 		if err := s.onClicksStored(ctx, tx, stored); err != nil {
 			return err
@@ -356,10 +356,29 @@ func (r *clickRow) click() analytics.Click {
 
 // writeSegments writes stored, normalized clicks of any organizations, as
 // segments in tx: per organization, in (occurred_at, id) order
-// (buildSegments).
+// (buildSegments). It changes stored: each click gets its segment form
+// (segmentClick), which keeps its quarter hour and billing month, and
+// their order may change.
 func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics.Click) error {
 	if len(stored) == 0 {
 		return nil
+	}
+	one := true
+	for i := range stored {
+		segmentClick(&stored[i])
+		one = one && stored[i].OrgID == stored[0].OrgID
+	}
+	now := time.Now()
+	write := func(orgID uuid.UUID, clicks []analytics.Click) error {
+		sortClicks(clicks)
+		rows, err := buildSegments(orgID, clicks, now)
+		if err != nil {
+			return err
+		}
+		return s.insertSegments(ctx, tx, rows)
+	}
+	if one {
+		return write(stored[0].OrgID, stored)
 	}
 	byOrg := map[uuid.UUID][]analytics.Click{}
 	var orgs []uuid.UUID
@@ -368,17 +387,10 @@ func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics
 		if _, ok := byOrg[id]; !ok {
 			orgs = append(orgs, id)
 		}
-		byOrg[id] = append(byOrg[id], segmentClick(stored[i]))
+		byOrg[id] = append(byOrg[id], stored[i])
 	}
-	now := time.Now()
 	for _, id := range orgs {
-		clicks := byOrg[id]
-		sortClicks(clicks)
-		rows, err := buildSegments(id, clicks, now)
-		if err != nil {
-			return err
-		}
-		if err := s.insertSegments(ctx, tx, rows); err != nil {
+		if err := write(id, byOrg[id]); err != nil {
 			return err
 		}
 	}

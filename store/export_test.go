@@ -9,6 +9,10 @@ import (
 	"github.com/hoplink/hoplink/analytics"
 )
 
+// IsCandidate is isCandidate: whether the store keeps c as a row that
+// attribution reads (an install can be attributed to it).
+func IsCandidate(c *analytics.Click) bool { return isCandidate(c) }
+
 // CountClicks counts organization orgID's stored clicks in w that pass f,
 // through scanClicks, for the external tests of the filters.
 func (s *Store) CountClicks(ctx context.Context, orgID uuid.UUID, w analytics.Window, f analytics.Filter) (int, error) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -117,83 +118,189 @@ func utcDay(t time.Time) time.Time {
 
 type rollupSlotKey struct {
 	org  uuid.UUID
-	slot time.Time
+	slot int64
 }
 
 type rollupDimKey struct {
-	org      uuid.UUID
-	dim      analytics.Dimension
-	value    string
-	slot     time.Time
-	perSlots bool // false: slot is a day of click_rollup_dim_days
+	org   uuid.UUID
+	dim   analytics.Dimension
+	value string
+	slot  int64 // a quarter hour of click_rollup_dims or a day of click_rollup_dim_days
 }
 
 type rollupCounts struct{ clicks, installs int64 }
 
-// rollupDelta is what a change adds to the rollups.
+// rollupTuple is a click's organization, quarter hour and value of every
+// dimension (a nil app is the zero id). A delta groups clicks by it first,
+// so that a click costs one map update however many rows count it; the
+// rows are derived from the distinct tuples when the delta is applied.
+type rollupTuple struct {
+	org, link, app uuid.UUID
+	slot           int64
+	domain, source, platform, os, osVersion, browser, deviceModel, inAppBrowser,
+	country, refererHost, utmSource, utmMedium, utmCampaign, utmTerm, utmContent string
+}
+
+func tupleOf(c *analytics.Click) rollupTuple {
+	t := rollupTuple{
+		org: c.OrgID, link: c.LinkID, slot: analytics.SlotOf(c.OccurredAt).Unix(),
+		domain: c.Domain, source: string(c.Source), platform: c.Platform, os: c.OS, osVersion: c.OSVersion,
+		browser: c.Browser, deviceModel: c.DeviceModel, inAppBrowser: c.InAppBrowser, country: c.Country,
+		refererHost: c.RefererHost, utmSource: c.UTMSource, utmMedium: c.UTMMedium, utmCampaign: c.UTMCampaign,
+		utmTerm: c.UTMTerm, utmContent: c.UTMContent,
+	}
+	if c.AppID != nil {
+		t.app = *c.AppID
+	}
+	return t
+}
+
+// value is t's value of dimension d as the rollups hold it ("" when
+// unknown; rollupValue for a click); ids are written through names, a
+// cache of their text.
+func (t *rollupTuple) value(d analytics.Dimension, names map[uuid.UUID]string) string {
+	name := func(id uuid.UUID) string {
+		if id == uuid.Nil {
+			return ""
+		}
+		s, ok := names[id]
+		if !ok {
+			s = id.String()
+			names[id] = s
+		}
+		return s
+	}
+	switch d {
+	case analytics.DimLink:
+		return name(t.link)
+	case analytics.DimApp:
+		return name(t.app)
+	case analytics.DimDomain:
+		return t.domain
+	case analytics.DimSource:
+		return t.source
+	case analytics.DimPlatform:
+		return t.platform
+	case analytics.DimOS:
+		return t.os
+	case analytics.DimOSVersion:
+		return t.osVersion
+	case analytics.DimBrowser:
+		return t.browser
+	case analytics.DimDeviceModel:
+		return t.deviceModel
+	case analytics.DimInAppBrowser:
+		return t.inAppBrowser
+	case analytics.DimCountry:
+		return t.country
+	case analytics.DimRefererHost:
+		return t.refererHost
+	case analytics.DimUTMSource:
+		return t.utmSource
+	case analytics.DimUTMMedium:
+		return t.utmMedium
+	case analytics.DimUTMCampaign:
+		return t.utmCampaign
+	case analytics.DimUTMTerm:
+		return t.utmTerm
+	case analytics.DimUTMContent:
+		return t.utmContent
+	}
+	return ""
+}
+
+// rollupDelta is what a change adds to the rollups: counts per distinct
+// rollupTuple.
 type rollupDelta struct {
-	slots map[rollupSlotKey]*rollupCounts
-	dims  map[rollupDimKey]*rollupCounts
+	tuples map[rollupTuple]*rollupCounts
 }
 
 func newRollupDelta() *rollupDelta {
-	return &rollupDelta{slots: map[rollupSlotKey]*rollupCounts{}, dims: map[rollupDimKey]*rollupCounts{}}
+	return &rollupDelta{tuples: map[rollupTuple]*rollupCounts{}}
 }
 
 // add adds clicks and installs (negative to subtract) to every rollup row
 // that counts c, a normalized click.
 func (d *rollupDelta) add(c *analytics.Click, clicks, installs int64) {
-	slot := analytics.SlotOf(c.OccurredAt)
-	day := utcDay(slot)
-	bump := func(n *rollupCounts) { n.clicks += clicks; n.installs += installs }
-	sk := rollupSlotKey{c.OrgID, slot}
-	if d.slots[sk] == nil {
-		d.slots[sk] = &rollupCounts{}
+	t := tupleOf(c)
+	n := d.tuples[t]
+	if n == nil {
+		n = &rollupCounts{}
+		d.tuples[t] = n
 	}
-	bump(d.slots[sk])
-	for _, dim := range analytics.Dimensions() {
-		v := rollupValue(c, dim)
-		for _, k := range []rollupDimKey{{c.OrgID, dim, v, slot, true}, {c.OrgID, dim, v, day, false}} {
-			if d.dims[k] == nil {
-				d.dims[k] = &rollupCounts{}
-			}
-			bump(d.dims[k])
+	n.clicks += clicks
+	n.installs += installs
+}
+
+// rows derives the rows of each table from the tuples: one per quarter
+// hour, per dimension value and quarter hour, and per dimension value and
+// UTC day.
+func (d *rollupDelta) rows() (slots []rollupSlotRow, dims []rollupDimRow, days []rollupDayRow) {
+	slotSums := map[rollupSlotKey]*rollupCounts{}
+	dimSums := map[rollupDimKey]*rollupCounts{}
+	daySums := map[rollupDimKey]*rollupCounts{}
+	bump := func(m map[rollupDimKey]*rollupCounts, k rollupDimKey, n *rollupCounts) {
+		sum := m[k]
+		if sum == nil {
+			sum = &rollupCounts{}
+			m[k] = sum
+		}
+		sum.clicks += n.clicks
+		sum.installs += n.installs
+	}
+	names := map[uuid.UUID]string{}
+	for t, n := range d.tuples {
+		sk := rollupSlotKey{t.org, t.slot}
+		sum := slotSums[sk]
+		if sum == nil {
+			sum = &rollupCounts{}
+			slotSums[sk] = sum
+		}
+		sum.clicks += n.clicks
+		sum.installs += n.installs
+		for _, dim := range analytics.Dimensions() {
+			bump(dimSums, rollupDimKey{t.org, dim, t.value(dim, names), t.slot}, n)
 		}
 	}
+	for k, n := range dimSums {
+		k.slot = utcDay(time.Unix(k.slot, 0)).Unix()
+		bump(daySums, k, n)
+	}
+	slots = make([]rollupSlotRow, 0, len(slotSums))
+	for k, n := range slotSums {
+		slots = append(slots, rollupSlotRow{OrgID: k.org, Slot: k.slot, Clicks: n.clicks, Installs: n.installs})
+	}
+	dims = make([]rollupDimRow, 0, len(dimSums))
+	for k, n := range dimSums {
+		dims = append(dims, rollupDimRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Slot: k.slot,
+			Clicks: n.clicks, Installs: n.installs})
+	}
+	days = make([]rollupDayRow, 0, len(daySums))
+	for k, n := range daySums {
+		days = append(days, rollupDayRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Day: k.slot,
+			Clicks: n.clicks, Installs: n.installs})
+	}
+	return slots, dims, days
 }
 
 // apply writes d: one upsert per table, its rows in key order.
 func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
-	if len(d.slots) == 0 {
+	if len(d.tuples) == 0 {
 		return nil
 	}
-	slots := make([]rollupSlotRow, 0, len(d.slots))
-	for k, n := range d.slots {
-		slots = append(slots, rollupSlotRow{OrgID: k.org, Slot: k.slot.Unix(), Clicks: n.clicks, Installs: n.installs})
-	}
+	slots, dims, days := d.rows()
 	sort.Slice(slots, func(i, j int) bool {
 		a, b := &slots[i], &slots[j]
 		if a.OrgID != b.OrgID {
-			return a.OrgID.String() < b.OrgID.String()
+			return bytes.Compare(a.OrgID[:], b.OrgID[:]) < 0
 		}
 		return a.Slot < b.Slot
 	})
-	var dims []rollupDimRow
-	var days []rollupDayRow
-	for k, n := range d.dims {
-		if k.perSlots {
-			dims = append(dims, rollupDimRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Slot: k.slot.Unix(),
-				Clicks: n.clicks, Installs: n.installs})
-		} else {
-			days = append(days, rollupDayRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Day: k.slot.Unix(),
-				Clicks: n.clicks, Installs: n.installs})
-		}
-	}
 	sort.Slice(dims, func(i, j int) bool {
 		a, b := &dims[i], &dims[j]
 		switch {
 		case a.OrgID != b.OrgID:
-			return a.OrgID.String() < b.OrgID.String()
+			return bytes.Compare(a.OrgID[:], b.OrgID[:]) < 0
 		case a.Dim != b.Dim:
 			return a.Dim < b.Dim
 		case a.Value != b.Value:
@@ -205,7 +312,7 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 		a, b := &days[i], &days[j]
 		switch {
 		case a.OrgID != b.OrgID:
-			return a.OrgID.String() < b.OrgID.String()
+			return bytes.Compare(a.OrgID[:], b.OrgID[:]) < 0
 		case a.Dim != b.Dim:
 			return a.Dim < b.Dim
 		case a.Day != b.Day:
@@ -228,18 +335,15 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 	return nil
 }
 
-// onClicksStored adds stored, the clicks a batch has just stored in tx,
-// to the rollups. CountOnly clicks are left out (click_unstored counts
-// them).
+// onClicksStored adds stored, the normalized clicks a batch has just
+// stored in tx, to the rollups. CountOnly clicks are left out
+// (click_unstored counts them).
 func (s *Store) onClicksStored(ctx context.Context, tx bun.Tx, stored []analytics.Click) error {
 	d := newRollupDelta()
 	for i := range stored {
-		if stored[i].CountOnly {
-			continue
+		if !stored[i].CountOnly {
+			d.add(&stored[i], 1, 0)
 		}
-		c := stored[i]
-		c.Normalize()
-		d.add(&c, 1, 0)
 	}
 	return d.apply(ctx, tx)
 }

@@ -31,8 +31,13 @@ func (s *Store) RemoveClicksFromRollups(ctx context.Context, removed []analytics
 // InsertClicks does for the clicks it stores, for the benchmark of the
 // rollups' own cost.
 func (s *Store) AddToRollups(ctx context.Context, clicks []analytics.Click) error {
+	normal := make([]analytics.Click, len(clicks))
+	for i := range clicks {
+		normal[i] = clicks[i]
+		normal[i].Normalize()
+	}
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return s.onClicksStored(ctx, tx, clicks)
+		return s.onClicksStored(ctx, tx, normal)
 	})
 }
 

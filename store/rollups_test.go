@@ -96,7 +96,7 @@ func newRollupWorld(t *testing.T, s *store.Store, n int, seed uint64) *rollupWor
 	}
 	for i := 0; i < len(w.clicks); i += 1 + r.IntN(25) {
 		cl := w.clicks[i]
-		if !attributable(&cl) {
+		if !store.IsCandidate(&cl) {
 			continue
 		}
 		attributedInstall(t, s, w.org, cl.ID, cl.OccurredAt.Add(time.Minute))
@@ -374,12 +374,4 @@ func TestClickRollupsMigrationBackfill(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 4, int(n), "US on the first day; US, GB and unknown on the next")
 	})
-}
-
-// attributable reports whether an install can be attributed to c: whether
-// the store keeps it as a row that attribution reads (an app's link on iOS
-// or Android, an SDK resolve, a tap id).
-func attributable(c *analytics.Click) bool {
-	return c.AppID != nil && (c.Platform == "ios" || c.Platform == "android") ||
-		c.Source == analytics.SourceAppOpen || c.TapID != nil
 }

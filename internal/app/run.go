@@ -85,6 +85,10 @@ func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 	})
 }
 
+// recorderBatch is the click recorder's batch: the clicks of a spool
+// chunk at most (see NewClickRecorder).
+const recorderBatch = 2000
+
 // reportOverflow logs, at most once per interval, how many clicks found
 // the recorder's buffer or spool full since the last report (counted, but
 // stored without a row), so that a redirect load or an outage beyond what
@@ -114,10 +118,15 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 // while the application runs. It stops after the HTTP server (fx stops in
 // reverse order), so the clicks of the last requests are written before
 // the process exits, or stay in the spool for the next start.
+//
+// A spool chunk holds recorderBatch clicks: its rotation (a file made,
+// allocated and mapped, the last one cut and closed) happens on a
+// redirect's path, under the spool's mutex, so it should be rare; a
+// chunk rotates every second too, so a small load is written as soon.
 func NewClickRecorder(lc fx.Lifecycle, cfg Config, s *store.Store, locator geo.Locator, log *slog.Logger) (*analytics.Recorder, error) {
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
 	rec, err := analytics.OpenRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log,
-		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes})
+		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes, BatchSize: recorderBatch})
 	if err != nil {
 		return nil, fmt.Errorf("--spool-dir %s: %w", cfg.SpoolDir, err)
 	}

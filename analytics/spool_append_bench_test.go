@@ -1,0 +1,45 @@
+package analytics
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// BenchmarkSpoolAppend measures one record appended to the spool, on one
+// goroutine, without the writer: the cost a redirect pays for the spool.
+func BenchmarkSpoolAppend(b *testing.B) {
+	for _, mapped := range []bool{true, false} {
+		name := map[bool]string{true: "mapped", false: "write"}[mapped]
+		b.Run(name, func(b *testing.B) {
+			defer func(was bool) { mapChunks = was }(mapChunks)
+			mapChunks = mapped
+			benchSpoolAppend(b)
+		})
+	}
+}
+
+func benchSpoolAppend(b *testing.B) {
+	s, err := openSpool(b.TempDir(), 1<<40, 2000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.close()
+	app := uuid.New()
+	c := Click{ID: uuid.Must(uuid.NewV7()), OrgID: uuid.New(), LinkID: uuid.New(), AppID: &app, Domain: "hop.example",
+		Slug: "spring", OccurredAt: time.Now(), Source: SourceRedirect, Platform: "desktop", OS: "macOS",
+		OSVersion: "10.15.7", Browser: "Chrome", IP: "203.0.113.7",
+		UserAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36",
+		UTMSource: "newsletter", UTMMedium: "social", UTMCampaign: "spring"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if ok, err := s.append(&c, false); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+		// Chunks the writer would have deleted.
+		for seq, ok := s.next(); ok; seq, ok = s.next() {
+			_ = s.remove(seq, 0)
+		}
+	}
+}
