@@ -119,8 +119,8 @@ func (b *browser) post(path string, form url.Values) page {
 var (
 	csrfField    = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 	pendingField = regexp.MustCompile(`name="pending" value="([^"]+)"`)
-	secretText   = regexp.MustCompile(`<code id="totp-secret">([A-Z2-7]+)</code>`)
-	qrImage      = regexp.MustCompile(`<img src="data:image/png;base64,([^"]+)"`)
+	secretText   = regexp.MustCompile(`<code id="totp-secret" class="secret">([A-Z2-7 ]+)</code>`)
+	qrImage      = regexp.MustCompile(`<img class="qr" src="data:image/png;base64,([^"]+)"`)
 	backupCode   = regexp.MustCompile(`<li><code>([a-z2-9]{5}-[a-z2-9]{5})</code></li>`)
 )
 
@@ -156,9 +156,10 @@ func (h *pagesHarness) member(t testing.TB, role auth.Role) *testMember {
 	return h.newMember(t, h.org, role)
 }
 
-// code returns the TOTP code of secret now.
+// code returns the TOTP code of secret now. The page shows the secret in
+// groups of four; the spaces are dropped.
 func (h *pagesHarness) code(t testing.TB, secret string) string {
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
+	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ReplaceAll(secret, " ", ""))
 	require.NoError(t, err)
 	return account.TOTPCode(key, account.TOTPStep(h.clock.Now()))
 }
@@ -277,8 +278,8 @@ func TestSignInAndOut(t *testing.T) {
 		p = b.get("/account")
 		require.Equal(t, http.StatusOK, p.status, "body: %s", p.body)
 		assert.Contains(t, p.body, html.EscapeString(m.email))
-		assert.Regexp(t, `<td>Acme</td><td>admin</td>`, p.body, "organizations and roles")
-		assert.Regexp(t, `<td>Beta</td><td>member</td>`, p.body)
+		assert.Regexp(t, `<td data-label="Organization">Acme</td><td data-label="Role">admin</td>`, p.body, "organizations and roles")
+		assert.Regexp(t, `<td data-label="Organization">Beta</td><td data-label="Role">member</td>`, p.body)
 		assert.Contains(t, p.body, "(this browser)")
 		assert.Contains(t, p.body, `id="two-factor-status">Off.`)
 		assert.Equal(t, "DENY", p.header.Get("X-Frame-Options"))
@@ -463,7 +464,8 @@ func TestTwoFactorPages(t *testing.T) {
 		require.Equal(t, http.StatusOK, p.status)
 		secret := secretText.FindStringSubmatch(p.body)
 		require.NotNil(t, secret)
-		assert.Contains(t, p.body, `href="otpauth://totp/Hoplink:`+url.PathEscape(m.email)+`?secret=`+secret[1]+`&amp;issuer=Hoplink"`)
+		assert.Regexp(t, `^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$`, secret[1], "the secret in groups of four")
+		assert.Contains(t, p.body, `href="otpauth://totp/Hoplink:`+url.PathEscape(m.email)+`?secret=`+strings.ReplaceAll(secret[1], " ", "")+`&amp;issuer=Hoplink"`)
 		qr := qrImage.FindStringSubmatch(p.body)
 		require.NotNil(t, qr, "a QR code image")
 		raw, err := base64.StdEncoding.DecodeString(html.UnescapeString(qr[1]))

@@ -19,6 +19,7 @@ import (
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/web"
 )
 
 // LinkResolver finds links and apps for the link-domain handler;
@@ -362,48 +363,11 @@ var (
 	htmlType       = []string{"text/html; charset=utf-8"}
 )
 
-// previewData fills previewPage.
-type previewData struct {
-	Title, Description, Image, URL, Card string
-}
-
-var previewPage = template.Must(template.New("preview").Parse(`<!doctype html>
-<html><head><meta charset="utf-8">
-<title>{{.Title}}</title>
-<meta name="robots" content="noindex">
-<meta property="og:type" content="website">
-<meta property="og:title" content="{{.Title}}">
-{{- with .Description}}
-<meta property="og:description" content="{{.}}">
-<meta name="description" content="{{.}}">
-{{- end}}
-{{- with .Image}}
-<meta property="og:image" content="{{.}}">
-{{- end}}
-<meta property="og:url" content="{{.URL}}">
-<meta name="twitter:card" content="{{.Card}}">
-<meta name="twitter:title" content="{{.Title}}">
-{{- with .Description}}
-<meta name="twitter:description" content="{{.}}">
-{{- end}}
-{{- with .Image}}
-<meta name="twitter:image" content="{{.}}">
-{{- end}}
-<link rel="canonical" href="{{.URL}}">
-</head><body>
-<h1>{{.Title}}</h1>
-{{- with .Description}}
-<p>{{.}}</p>
-{{- end}}
-<p><a href="{{.URL}}">{{.URL}}</a></p>
-</body></html>
-`))
-
 // preview answers a bot with the link's preview tags. The title falls back
 // to the link's name, then to its destination.
 func (h *LinkDomain) preview(w http.ResponseWriter, r *http.Request, res *linking.Resolved) {
 	l := res.Link
-	d := previewData{URL: l.DestinationURL, Card: "summary", Title: l.DestinationURL}
+	d := web.PreviewView{URL: l.DestinationURL, Card: "summary", Frame: web.Frame{Title: l.DestinationURL}}
 	switch {
 	case l.OGTitle != nil && *l.OGTitle != "":
 		d.Title = *l.OGTitle
@@ -417,18 +381,8 @@ func (h *LinkDomain) preview(w http.ResponseWriter, r *http.Request, res *linkin
 		d.Image = *l.OGImageURL
 		d.Card = "summary_large_image"
 	}
-	h.page(w, r, http.StatusOK, previewPage, d)
+	h.page(w, r, http.StatusOK, web.PagePreview, d)
 }
-
-var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
-<html><head><meta charset="utf-8">
-<meta name="robots" content="noindex">
-<title>{{.Title}}</title>
-</head><body>
-<h1>{{.Title}}</h1>
-<p>{{.Text}}</p>
-</body></html>
-`))
 
 // errorTexts are the HTML error pages' words by status.
 var errorTexts = map[int]struct{ Title, Text string }{
@@ -486,24 +440,15 @@ func (h *LinkDomain) answerError(w http.ResponseWriter, r *http.Request, err err
 	if !ok {
 		text = errorTexts[http.StatusInternalServerError]
 	}
-	h.page(w, r, status, errorPage, text)
+	h.page(w, r, status, web.PageLinkError, web.LinkErrorView{Frame: web.Frame{Title: text.Title}, Text: text.Text})
 }
 
-// page writes an HTML page rendered from t, no-store.
-func (h *LinkDomain) page(w http.ResponseWriter, r *http.Request, status int, t *template.Template, data any) {
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
+// page writes the web page name with view, no-store.
+func (h *LinkDomain) page(w http.ResponseWriter, r *http.Request, status int, name string, view any) {
+	w.Header()["Cache-Control"] = noStore
+	if err := web.Render(w, r, status, name, view); err != nil {
 		h.log.ErrorContext(r.Context(), "rendering a page", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	hd := w.Header()
-	hd["Content-Type"] = htmlType
-	hd["Cache-Control"] = noStore
-	hd.Set("Content-Length", strconv.Itoa(b.Len()))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(b.String()))
 	}
 }
 
