@@ -641,7 +641,17 @@ func (p *accountPages) twoFactor(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch r.PostForm.Get("action") {
 	case "confirm":
+		if who.TwoFactorEnabled {
+			// The backup codes' page sent again (a refresh after enabling).
+			p.codesShownAlready(w, r)
+			return nil
+		}
 		codes, err := p.accounts.ConfirmTOTP(r.Context(), who.User.ID, r.PostForm.Get("otp"))
+		if errcode.CodeOf(err) == errcode.Forbidden {
+			// Enabled meanwhile, in another tab.
+			p.codesShownAlready(w, r)
+			return nil
+		}
 		if err != nil {
 			if status, msg, ok := pageError(w, err); ok {
 				if status == http.StatusBadRequest {
@@ -700,4 +710,17 @@ func browserName(userAgent string) string {
 		return "Unknown browser"
 	}
 	return "Other client"
+}
+
+// msgCodesShownAlready explains a second confirmation of two-factor
+// authentication, as a refresh of the backup codes' page sends.
+const msgCodesShownAlready = "Two-factor authentication is on already. Your backup codes were shown once, when you turned it on, and cannot be shown again."
+
+// codesShownAlready answers a confirmation of two-factor authentication for
+// a user who has it on: 409, with what to do.
+func (p *accountPages) codesShownAlready(w http.ResponseWriter, r *http.Request) {
+	p.renderMessage(w, r, http.StatusConflict, web.MessageView{
+		Frame: web.Frame{Title: "Backup codes shown already", Error: msgCodesShownAlready},
+		Text:  "If you did not keep them, turn two-factor authentication off and on again on your account page: that gives you new codes.",
+		Link:  "/account/2fa", LinkText: "Manage two-factor authentication"})
 }

@@ -481,10 +481,18 @@ func TestTwoFactorPages(t *testing.T) {
 		assert.Contains(t, p.body, "That code is incorrect")
 		assert.Equal(t, secret[1], secretText.FindStringSubmatch(p.body)[1], "the same secret again")
 		b.get("/account/2fa")
-		p = b.post("/account/2fa", url.Values{"action": {"confirm"}, "otp": {h.code(t, secret[1])}, "return_to": {"/account"}})
+		confirm := url.Values{"action": {"confirm"}, "otp": {h.code(t, secret[1])}, "return_to": {"/account"}}
+		p = b.post("/account/2fa", confirm)
 		require.Equal(t, http.StatusOK, p.status, "body: %s", p.body)
 		codes := backupCode.FindAllStringSubmatch(p.body, -1)
 		require.Len(t, codes, 10, "ten backup codes, shown once")
+		// Refreshing the codes' page sends its form again (same token):
+		// a page in the layout says why no codes come, not a bare 403.
+		resent := b.do(http.MethodPost, "/account/2fa", confirm, nil)
+		assert.Equal(t, http.StatusConflict, resent.status)
+		assert.Contains(t, resent.body, "<title>Backup codes shown already · Hoplink</title>")
+		assert.Contains(t, resent.body, "Your backup codes were shown once, when you turned it on, and cannot be shown again.")
+		assert.NotContains(t, resent.body, codes[0][1])
 		h.clock.Advance(account.TOTPPeriod)
 		p = b.get("/account/2fa")
 		assert.NotContains(t, p.body, codes[0][1], "never shown again")
@@ -616,7 +624,7 @@ func TestSessionsAndPasswordPages(t *testing.T) {
 		require.Equal(t, http.StatusSeeOther, phone.signIn(m.email, testPassword, "").status)
 
 		p := laptop.get("/account")
-		assert.Contains(t, p.body, "pages-test/198.51.100.51", "the other session is listed")
+		assert.Contains(t, p.body, `title="pages-test/198.51.100.51">Other client</span>`, "the other session is listed")
 		ids := regexp.MustCompile(`name="session_id" value="([0-9a-f-]{36})"`).FindAllStringSubmatch(p.body, -1)
 		require.Len(t, ids, 2)
 		sessions, err := h.accounts.Sessions(t.Context(), m.id)
@@ -761,4 +769,59 @@ func TestAccountPageLinksToConnections(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSessionsNameTheBrowser(t *testing.T) {
+	t.Parallel()
+	h := newPagesHarness(t, storetest.SQLite(t))
+	m := h.member(t, auth.RoleMember)
+	b := h.browser(t, "198.51.100.52")
+	require.Equal(t, http.StatusSeeOther, b.signIn(m.email, testPassword, "").status)
+	for _, tt := range []struct{ name, ua, want string }{
+		{"desktop Firefox", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox on Linux"},
+		{"iPhone Safari", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1", "Safari on iOS"},
+		{"Chrome on Windows", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "Chrome on Windows"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			other := h.browser(t, "198.51.100.53")
+			p := other.do(http.MethodGet, "/login", nil, nil)
+			require.Equal(t, http.StatusOK, p.status)
+			form := url.Values{"email": {m.email}, "password": {testPassword}}
+			form.Set(httpapi.AccountCSRFField, other.csrf())
+			p = other.do(http.MethodPost, "/login", form, map[string]string{"User-Agent": tt.ua})
+			require.Equal(t, http.StatusSeeOther, p.status)
+			body := b.get("/account").body
+			assert.Contains(t, body, `title="`+html.EscapeString(tt.ua)+`">`+tt.want+`</span>`,
+				"a name people read, the raw agent only as a tooltip")
+		})
+	}
+}
+
+func TestServiceRootSendsBrowsersToSignIn(t *testing.T) {
+	t.Parallel()
+	h := newPagesHarness(t, storetest.SQLite(t))
+	b := h.browser(t, "198.51.100.54")
+	for _, tt := range []struct {
+		name, method, accept string
+		status               int
+		location             string
+	}{
+		{"a browser", http.MethodGet, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", http.StatusSeeOther, "/login"},
+		{"a browser's HEAD", http.MethodHead, "text/html", http.StatusSeeOther, "/login"},
+		{"an API client", http.MethodGet, "application/json", http.StatusNotFound, ""},
+		{"JSON ranked above HTML", http.MethodGet, "text/html;q=0.5, application/json", http.StatusNotFound, ""},
+		{"curl", http.MethodGet, "*/*", http.StatusNotFound, ""},
+		{"no Accept", http.MethodGet, "", http.StatusNotFound, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := b.do(tt.method, "/", nil, map[string]string{"Accept": tt.accept})
+			assert.Equal(t, tt.status, p.status, "body: %s", p.body)
+			assert.Equal(t, tt.location, p.location())
+			if tt.status == http.StatusNotFound && tt.method == http.MethodGet {
+				assert.Contains(t, p.body, `"code":"NOT_FOUND"`, "API clients keep the JSON 404")
+			}
+		})
+	}
+	p := b.do(http.MethodGet, "/elsewhere", nil, map[string]string{"Accept": "text/html"})
+	assert.Equal(t, http.StatusNotFound, p.status, "only the root is a way in")
 }

@@ -486,17 +486,20 @@ func prefersJSON(accept string) bool {
 
 // association serves an association file of the app whose link domain is
 // the request's host, built by build; 404 when there is no such app or
-// build finds the app lacks the fields.
-func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build func(*linking.App) any) {
+// build finds the app lacks fields. The 404 for missing fields is always
+// the JSON envelope, whatever Accept says (the address is a JSON file's),
+// and names them: a message and details.missing_fields.
+func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build func(*linking.App) (any, []string)) {
 	app, err := h.opts.Resolver.AppForDomain(r.Context(), HostOf(r))
 	if err != nil {
 		h.lookupFailed(w, r, err)
 		return
 	}
 	h.lookups.success(r.Context())
-	doc := build(app)
-	if doc == nil {
-		h.fail(w, r, errcode.New(errcode.NotFound, "the app of this link domain lacks the fields of this file"))
+	doc, missing := build(app)
+	if len(missing) > 0 {
+		w.Header()["Cache-Control"] = noStore
+		writeError(w, r, h.log, errMissingFields(missing), "")
 		return
 	}
 	body, err := json.Marshal(doc)
@@ -529,13 +532,39 @@ type aasaDetail struct {
 	Components []map[string]string `json:"components"`
 }
 
-// aasa builds the apple-app-site-association of app, nil when it lacks a
-// team id or bundle id. Its components are the app's
+// errMissingFields is the 404 of an association file whose app lacks the
+// fields named in missing.
+func errMissingFields(missing []string) error {
+	return errcode.New(errcode.NotFound, "the app of this link domain has no "+strings.Join(missing, " and ")+
+		": set it on the app to serve this file").WithDetail("missing_fields", missing)
+}
+
+// missingFields returns the names of the fields whose value is empty, in
+// order: name, value pairs.
+func missingFields(fields ...string) []string {
+	var out []string
+	for i := 0; i+1 < len(fields); i += 2 {
+		if fields[i+1] == "" {
+			out = append(out, fields[i])
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// aasa builds the apple-app-site-association of app, or names the fields
+// it lacks (ios_team_id, ios_bundle_id). Its components are the app's
 // ios_universal_link_paths, each matching the path "/"; an app without
 // paths matches every path ("/*").
-func aasa(app *linking.App) any {
-	if app.IOSTeamID == nil || app.IOSBundleID == nil || *app.IOSTeamID == "" || *app.IOSBundleID == "" {
-		return nil
+func aasa(app *linking.App) (any, []string) {
+	if missing := missingFields("ios_team_id", deref(app.IOSTeamID), "ios_bundle_id", deref(app.IOSBundleID)); len(missing) > 0 {
+		return nil, missing
 	}
 	appID := *app.IOSTeamID + "." + *app.IOSBundleID
 	paths := app.IOSUniversalLinkPaths
@@ -549,7 +578,7 @@ func aasa(app *linking.App) any {
 	var f aasaFile
 	f.AppLinks.Details = []aasaDetail{{AppIDs: []string{appID}, Components: components}}
 	f.WebCredentials.Apps = []string{appID}
-	return f
+	return f, nil
 }
 
 // assetLink is one statement of Android's assetlinks.json.
@@ -562,16 +591,21 @@ type assetLink struct {
 	} `json:"target"`
 }
 
-// assetLinks builds the assetlinks.json of app, nil when it lacks a package
-// name or a SHA-256 fingerprint.
-func assetLinks(app *linking.App) any {
-	if app.AndroidPackageName == nil || *app.AndroidPackageName == "" || len(app.AndroidSHA256Fingerprints) == 0 {
-		return nil
+// assetLinks builds the assetlinks.json of app, or names the fields it
+// lacks (android_package_name, android_sha256_fingerprints).
+func assetLinks(app *linking.App) (any, []string) {
+	fingerprints := ""
+	if len(app.AndroidSHA256Fingerprints) > 0 {
+		fingerprints = "set"
+	}
+	if missing := missingFields("android_package_name", deref(app.AndroidPackageName),
+		"android_sha256_fingerprints", fingerprints); len(missing) > 0 {
+		return nil, missing
 	}
 	var s assetLink
 	s.Relation = []string{"delegate_permission/common.handle_all_urls"}
 	s.Target.Namespace = "android_app"
 	s.Target.PackageName = *app.AndroidPackageName
 	s.Target.Fingerprints = app.AndroidSHA256Fingerprints
-	return []assetLink{s}
+	return []assetLink{s}, nil
 }
