@@ -20,8 +20,10 @@ type sample struct {
 var (
 	longEmail = "a.very.long.name.of.someone.who.works.at@an-organization-with-a-long-domain.example.com"
 	longURL   = "https://www.example.com/a/rather/long/path/that/goes/on/and/on/with-no-spaces-at-all-anywhere?utm_source=newsletter&utm_campaign=winter-sale-2026"
-	uaChrome  = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
-	csrf      = "AAAAAHDb2IqneB_VJN6Py0lDUTb21l4lViia6XoAgo6TYwh5swKaqw"
+	// unbroken has no place where a line may break.
+	unbroken = "clientcallbackhostwithaverylongnamethatcannotbreakanywhereatall1234567890"
+	uaChrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	csrf     = "AAAAAHDb2IqneB_VJN6Py0lDUTb21l4lViia6XoAgo6TYwh5swKaqw"
 	// A 1x1 PNG stands for the QR code.
 	pngDot = template.URL("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
 )
@@ -61,7 +63,7 @@ func samples() []sample {
 			Email: longEmail, TwoFactorEnabled: true}},
 		{"message", web.PageMessage, web.MessageView{Frame: web.Frame{Title: "Backup codes shown already",
 			Error: "Your backup codes were shown once, when you turned on two-factor authentication."},
-			Text: "Sign in with a code from your app.", Link: "/account", LinkText: "Back to your account"}},
+			Text: "Sign in with a code from your app: " + unbroken, Link: "/account", LinkText: "Back to your account"}},
 		{"invitation, signed out", web.PageInvitation, web.AccountView{Frame: web.Frame{Title: "Join Acme Corporation International"},
 			CSRF: csrf, Invitation: invitation(false)}},
 		{"invitation, signed in", web.PageInvitation, web.AccountView{Frame: web.Frame{Title: "Join Acme"}, CSRF: csrf,
@@ -78,7 +80,7 @@ func samples() []sample {
 		{"bot preview", web.PagePreview, web.PreviewView{Frame: web.Frame{Title: "Winter sale: everything must go"},
 			Description: "Forty per cent off every item until Sunday.", Image: "https://cdn.example.com/og.png", URL: longURL, Card: "summary_large_image"}},
 		{"consent", web.PageConsent, web.ConsentView{Frame: web.Frame{Title: "Connect Claude Desktop with a Long Self-Chosen Name"},
-			CSRF: csrf, ClientName: "Claude Desktop with a Long Self-Chosen Name", RedirectHost: "a-very-long-subdomain-of-the-client.callback.example.com:40000",
+			CSRF: csrf, ClientName: "Claude Desktop with a Long Self-Chosen Name", RedirectHost: unbroken + ".example.com:40000",
 			Email: longEmail, Hidden: [][2]string{{"client_id", "c"}, {"state", "s"}},
 			Orgs:        []web.Option{{Value: "1", Label: "Acme Corporation International Holdings (owner)"}, {Value: "all", Label: "All my organizations"}},
 			Permissions: web.DescribeScopes([]string{"links:read", "links:write", "apps:read", "analytics:read"}),
@@ -87,7 +89,7 @@ func samples() []sample {
 			Connections: []web.Connection{
 				{ID: "1", Client: "Claude Desktop", Orgs: "All my organizations", Scopes: "links:read, links:write, apps:read, analytics:read",
 					RedirectHosts: "127.0.0.1:40000", Created: "2030-01-01 00:00 UTC", LastUsed: "never"},
-				{ID: "2", Client: "Claude Desktop", Orgs: "Acme Corporation International Holdings", Scopes: "links:read",
+				{ID: "2", Client: "Claude" + unbroken, Orgs: "Acme Corporation International Holdings", Scopes: "links:read",
 					RedirectHosts: "cursor:", Created: "2030-01-02 10:30 UTC", LastUsed: "2030-01-03 08:00 UTC"},
 			}}},
 		{"no connections", web.PageConnections, web.ConnectionsView{Frame: web.Frame{Title: "Connected applications"}, CSRF: csrf}},
