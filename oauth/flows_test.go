@@ -541,3 +541,28 @@ func between(t *testing.T, s, start, end string) string {
 	require.GreaterOrEqual(t, j, 0, "%q after %q", end, start)
 	return s[i : i+j]
 }
+
+// TestPageErrorIsAPage proves that an unexpected error on the pages (here
+// the database gone) is a page in the layout, with the pages' headers,
+// saying what happened: not a bare text answer.
+func TestPageErrorIsAPage(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	h := newHarness(t, s)
+	user, _ := h.member(t, "Acme", auth.RoleOwner)
+	b := h.browser(t)
+	login, err := url.Parse(h.public + "/login?return_to=%2Faccount%2Fconnections")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSeeOther, b.signIn(login, user.Email).status)
+	require.Equal(t, http.StatusOK, b.get("/account/connections").status)
+
+	require.NoError(t, s.Close())
+	page := b.get("/account/connections")
+	assert.Equal(t, http.StatusInternalServerError, page.status)
+	assert.Equal(t, "text/html; charset=utf-8", page.header.Get("Content-Type"))
+	assert.Contains(t, page.body, `<p class="error" role="alert" id="error">Something went wrong on our side. Please try again.</p>`)
+	assert.Contains(t, page.body, `<meta name="viewport"`)
+	assert.Equal(t, "DENY", page.header.Get("X-Frame-Options"))
+	assert.Equal(t, "no-store", page.header.Get("Cache-Control"))
+	assert.NotEmpty(t, page.header.Get("Content-Security-Policy"))
+}

@@ -33,13 +33,20 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 }
 
-// pageError logs err and answers 500 with a plain page.
+// pageError logs err and answers 500 with a page that says so.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, what string, err error) {
 	s.log.ErrorContext(r.Context(), "oauth: "+what, "err", err)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(http.StatusInternalServerError)
-	_, _ = w.Write([]byte("Something went wrong on our side. Please try again.\n"))
+	v := web.MessageView{Frame: web.Frame{Title: "Something went wrong", Error: msgSomethingWrong},
+		Link: "/account", LinkText: "Go to your account"}
+	if web.Render(w, r, http.StatusInternalServerError, web.PageMessage, v) != nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(msgSomethingWrong + "\n"))
+	}
 }
+
+// msgSomethingWrong is the pages' answer to an unexpected error.
+const msgSomethingWrong = "Something went wrong on our side. Please try again."
 
 // showConsent renders the consent page: the client's name, its redirect
 // host, the user's organizations (one, or all), and the requested scopes
