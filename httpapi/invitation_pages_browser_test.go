@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/web/webtest"
 )
 
 // TestBrowserAcceptInvitation drives the acceptance in headless Chromium:
@@ -27,7 +28,8 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	inv := h.invite(t, h.org.key.raw, "invitee@example.com", auth.RoleAdmin)
 	base := h.srv.URL
 
-	browser := startChromium(t, bin, 60*time.Second)
+	axe, _ := webtest.Axe()
+	browser := startChromium(t, bin, 90*time.Second)
 
 	location := func(ctx context.Context) string {
 		t.Helper()
@@ -60,6 +62,7 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	waitFor(step, "invitation-org")
 	assert.Equal(t, "Acme", text(step, "invitation-org"))
 	assert.Equal(t, "admin", text(step, "invitation-role"))
+	webtest.CheckPageAtEverySize(t, step, axe)
 	email, err := chromedp.Run(step, chromedp.Evaluate[string](`document.getElementById('email').textContent`))
 	require.NoError(t, err)
 	assert.Equal(t, "invitee@example.com", email, "the invited email")
@@ -75,6 +78,7 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	// Creating the account accepts the invitation: no second button.
 	waitFor(step, "notice")
 	assert.Equal(t, "You joined Acme as admin.", text(step, "notice"))
+	webtest.CheckPageAtEverySize(t, step, axe)
 	assert.Contains(t, location(step), base+"/account?joined=")
 	assert.Equal(t, "invitee@example.com", text(step, "account-email"))
 	rows, err := chromedp.Run(step, chromedp.Evaluate[[]string](
