@@ -74,7 +74,7 @@ func TestInvitationPageNamesTheOrganizationAndRole(t *testing.T) {
 		assert.Equal(t, "no-store", p.header.Get("Cache-Control"))
 		assert.NotContains(t, p.body, "<script")
 		assert.Contains(t, p.body, `<strong id="invitation-org">Acme</strong> as <strong id="invitation-role">admin</strong>`)
-		assert.Contains(t, p.body, `<p class="readonly mono" id="email" aria-labelledby="email-label">new.person@example.com</p>`,
+		assert.Contains(t, p.body, `<p class="readonly mono" id="email">new.person@example.com</p>`,
 			"the email is the invitation's, shown as text, not as a field that looks editable")
 		assert.NotContains(t, p.body, `<input id="email"`)
 		assert.Contains(t, p.body, `name="password_confirm"`)

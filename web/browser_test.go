@@ -34,7 +34,8 @@ func policyOf(page string) web.Policy {
 // Chromium under its real headers at a desktop's 1280x900 and a phone's
 // 390x844, and checks that it has the viewport tag, that nothing is wider
 // than the window, that the stylesheet applied (the CSP let it through),
-// and that axe-core finds no serious or critical violation (webtest).
+// and that axe-core finds no serious or critical violation (webtest), in
+// the light and the dark color scheme (axe checks the contrast of both).
 func TestBrowserPagesFitAPhoneAndPassAxe(t *testing.T) {
 	bin := webtest.FindChromium()
 	if bin == "" {
@@ -58,20 +59,28 @@ func TestBrowserPagesFitAPhoneAndPassAxe(t *testing.T) {
 
 	browser := webtest.StartChromium(t, bin, 3*time.Minute)
 	for _, size := range webtest.Sizes {
-		for i, s := range all {
-			t.Run(size.Name+"/"+s.name, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(browser, 30*time.Second)
-				defer cancel()
-				require.NoError(t, chromedp.Do(ctx,
-					webtest.Emulate(size),
-					chromedp.Navigate(fmt.Sprintf("%s/page/%d", srv.URL, i)),
-					chromedp.WaitReady(chromedp.CSS("main")),
-				))
-				width, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).maxWidth`))
-				require.NoError(t, err)
-				assert.Equal(t, "640px", width, "the stylesheet applies under the CSP")
-				webtest.CheckPage(t, ctx, size, axe)
-			})
+		for _, scheme := range []string{"light", "dark"} {
+			for i, s := range all {
+				t.Run(size.Name+"/"+scheme+"/"+s.name, func(t *testing.T) {
+					checkSample(t, browser, size, scheme, srv.URL, i, axe)
+				})
+			}
 		}
 	}
+}
+
+// checkSample checks sample i, served by base, at size in scheme.
+func checkSample(t *testing.T, browser context.Context, size webtest.Size, scheme, base string, i int, axe string) {
+	ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx,
+		webtest.ColorScheme(scheme),
+		webtest.Emulate(size),
+		chromedp.Navigate(fmt.Sprintf("%s/page/%d", base, i)),
+		chromedp.WaitReady(chromedp.CSS("main")),
+	))
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).maxWidth`))
+	require.NoError(t, err)
+	assert.Equal(t, "640px", width, "the stylesheet applies under the CSP")
+	webtest.CheckPage(t, ctx, size, axe)
 }

@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -131,6 +133,20 @@ func Emulate(s Size) chromedp.Action[chromedp.Void] {
 		return chromedp.EmulateViewport(s.Width, s.Height, chromedp.EmulateMobile, chromedp.EmulateScale(3))
 	}
 	return chromedp.EmulateViewport(s.Width, s.Height)
+}
+
+// ColorScheme returns the action that makes the page see
+// prefers-color-scheme as scheme ("light" or "dark"; "" ends the
+// emulation).
+func ColorScheme(scheme string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		p := emulation.SetEmulatedMediaParams{}
+		if scheme != "" {
+			p.Features = []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}
+		}
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, p)
+		return err
+	})
 }
 
 // Violation is what the checks keep of one of axe.run's violations.
