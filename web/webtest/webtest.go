@@ -87,21 +87,12 @@ func loadAxe() (src, skip string) {
 		if err != nil {
 			cache = os.TempDir()
 		}
-		dir := filepath.Join(cache, "hoplink", "axe-core-"+AxeVersion)
+		parent := filepath.Join(cache, "hoplink")
+		dir := filepath.Join(parent, "axe-core-"+AxeVersion)
 		path = filepath.Join(dir, "node_modules", "axe-core", "axe.min.js")
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			npm, err := exec.LookPath("npm")
-			if err != nil {
-				return "", "axe-core is not installed and npm is absent: install Node.js and npm, or set HOPLINK_AXE_CORE to axe.min.js"
-			}
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return "", "axe-core: " + err.Error()
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir, "axe-core@"+AxeVersion)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				return "", "installing axe-core " + AxeVersion + " with npm failed (" + err.Error() + "): " + string(out)
+			if why := installAxe(parent, dir); why != "" {
+				return "", why
 			}
 		}
 	}
@@ -110,6 +101,39 @@ func loadAxe() (src, skip string) {
 		return "", "reading axe-core: " + err.Error()
 	}
 	return string(b), ""
+}
+
+// installAxe installs axe-core with npm into dir, inside parent. It
+// installs into a folder of its own and renames it into place, so that
+// test binaries that install at once (go test runs packages in parallel)
+// never see a half-installed one: the first rename wins, the others drop
+// their copy.
+func installAxe(parent, dir string) (why string) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "axe-core is not installed and npm is absent: install Node.js and npm, or set HOPLINK_AXE_CORE to axe.min.js"
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "axe-core: " + err.Error()
+	}
+	tmp, err := os.MkdirTemp(parent, "installing-axe-core-")
+	if err != nil {
+		return "axe-core: " + err.Error()
+	}
+	defer os.RemoveAll(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp, "axe-core@"+AxeVersion)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "installing axe-core " + AxeVersion + " with npm failed (" + err.Error() + "): " + string(out)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, statErr := os.Stat(dir); statErr != nil {
+			return "axe-core: " + err.Error()
+		}
+		// Another test binary installed it first.
+	}
+	return ""
 }
 
 // Size is a window size the pages are checked at.
