@@ -488,6 +488,7 @@ func (p *accountPages) showAccount(w http.ResponseWriter, r *http.Request, statu
 		}
 	}
 	d.Connections = slices.Contains(p.a.allowed("/account/connections"), http.MethodGet)
+	d.APIDescription = slices.Contains(p.a.allowed("/v1/openapi.json"), http.MethodGet)
 	for _, s := range ss {
 		d.Sessions = append(d.Sessions, web.Session{
 			ID: s.ID.String(), Browser: browserName(s.UserAgent), UserAgent: s.UserAgent, IP: s.IP,

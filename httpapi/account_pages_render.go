@@ -39,6 +39,8 @@ type pageData struct {
 	// Connections says that this server lists the user's OAuth
 	// connections (GET /account/connections is one of its routes).
 	Connections bool
+	// APIDescription says that this server serves GET /v1/openapi.json.
+	APIDescription bool
 
 	Secret string
 	// URI is the otpauth URI, trusted as a link: account.TOTPURI escapes
@@ -69,7 +71,7 @@ func (d pageData) view() web.AccountView {
 		Frame: web.Frame{Title: d.Title, Error: d.Error, Notice: d.Notice},
 		CSRF:  d.CSRF, ReturnTo: d.ReturnTo, Email: d.Email, Pending: d.Pending,
 		TwoFactorEnabled: d.TwoFactorEnabled, EnrolmentRequired: d.EnrolmentRequired,
-		Sessions: d.Sessions, Connections: d.Connections,
+		Sessions: d.Sessions, Connections: d.Connections, APIDescription: d.APIDescription,
 		Secret: d.Secret, URI: d.URI, QR: d.QR, BackupCodes: d.BackupCodes,
 		Invitation: d.Invitation,
 	}

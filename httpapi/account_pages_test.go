@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -59,6 +60,8 @@ type browser struct {
 	ip     string
 	// last is the body of the last page read, where forms come from.
 	last string
+	// base is the server the browser visits; the harness's when empty.
+	base string
 }
 
 func (h *pagesHarness) browser(t testing.TB, ip string) *browser {
@@ -85,7 +88,11 @@ func (b *browser) do(method, path string, form url.Values, headers map[string]st
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
-	req, err := http.NewRequest(method, b.h.srv.URL+path, body)
+	base := b.h.srv.URL
+	if b.base != "" {
+		base = b.base
+	}
+	req, err := http.NewRequest(method, base+path, body)
 	require.NoError(b.t, err)
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -283,6 +290,9 @@ func TestSignInAndOut(t *testing.T) {
 		assert.Contains(t, p.body, "(this browser)")
 		assert.Contains(t, p.body, `id="two-factor-status">Off.`)
 		assert.Equal(t, "DENY", p.header.Get("X-Frame-Options"))
+		assert.Contains(t, p.body, `id="dashboard-note">This page holds your account settings: there is no dashboard`,
+			"the page says what it is, and where links and apps are managed")
+		assert.Contains(t, p.body, `<a href="/v1/openapi.json" id="api-description">`, "this server serves the API's description")
 
 		p = b.get("/login?return_to=%2Faccount%2F2fa")
 		assert.Equal(t, http.StatusSeeOther, p.status, "a signed-in browser skips the form")
@@ -824,4 +834,26 @@ func TestServiceRootSendsBrowsersToSignIn(t *testing.T) {
 	}
 	p := b.do(http.MethodGet, "/elsewhere", nil, map[string]string{"Accept": "text/html"})
 	assert.Equal(t, http.StatusNotFound, p.status, "only the root is a way in")
+}
+
+// TestPagesOnlyServiceLinksNoAPIDescription proves that a service host with
+// the pages but no REST API (hoplink-auth's) does not link an OpenAPI
+// description it does not serve, while its account page still says where
+// links and apps are managed.
+func TestPagesOnlyServiceLinksNoAPIDescription(t *testing.T) {
+	t.Parallel()
+	h := newPagesHarness(t, storetest.SQLite(t))
+	m := h.member(t, auth.RoleMember)
+	only := httptest.NewServer(httpapi.NewPages(httpapi.PagesOptions{Accounts: h.accounts,
+		AccountPages: httpapi.AccountPagesOptions{Secret: testSecret, Clock: h.clock.Now}}))
+	t.Cleanup(only.Close)
+	b := h.browser(t, "198.51.100.55")
+	b.base = only.URL
+	require.Equal(t, http.StatusSeeOther, b.signIn(m.email, testPassword, "").status)
+	p := b.get("/account")
+	require.Equal(t, http.StatusOK, p.status, "body: %s", p.body)
+	assert.Contains(t, p.body, `id="dashboard-note"`)
+	assert.NotContains(t, p.body, "/v1/openapi.json")
+	assert.Equal(t, http.StatusSeeOther, b.do(http.MethodGet, "/", nil, map[string]string{"Accept": "text/html"}).status,
+		"GET / sends a browser to sign in here too")
 }

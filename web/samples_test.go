@@ -52,7 +52,7 @@ func samples() []sample {
 			CSRF: csrf, ReturnTo: "/account", Email: longEmail}},
 		{"second step", web.PageOTP, web.AccountView{Frame: web.Frame{Title: "Two-factor authentication"}, CSRF: csrf, Pending: "p"}},
 		{"account", web.PageAccount, web.AccountView{Frame: web.Frame{Title: "Your account", Notice: "You joined Acme as admin."},
-			CSRF: csrf, Email: longEmail, Connections: true, Sessions: sessions,
+			CSRF: csrf, Email: longEmail, Connections: true, APIDescription: true, Sessions: sessions,
 			Memberships: []web.Membership{{Name: "Acme Corporation International Holdings", Role: "owner"}, {Name: "Beta", Role: "member"}}}},
 		{"two-factor enrolment", web.PageTwoFactorEnrol, web.AccountView{Frame: web.Frame{Title: "Two-factor authentication"},
 			CSRF: csrf, Email: longEmail, Secret: secret, QR: pngDot,

@@ -34,6 +34,9 @@ type AccountView struct {
 	// Connections says that the host lists the user's OAuth connections
 	// (GET /account/connections).
 	Connections bool
+	// APIDescription says that the host serves the REST API's OpenAPI
+	// description (GET /v1/openapi.json), which the account page links.
+	APIDescription bool
 
 	// Secret is the TOTP key in base32, shown by SecretGroups.
 	Secret string
