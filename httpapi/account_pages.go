@@ -3,8 +3,6 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"html/template"
 	"net/http"
@@ -20,7 +18,9 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/secretkey"
+	"github.com/hoplink/hoplink/web"
 )
 
 // The sign-in and account pages on the service host (SPEC.md,
@@ -119,21 +119,15 @@ func (p *accountPages) routes(root routes) {
 // headers, and an error a handler returns becomes an HTML error page.
 func (p *accountPages) page(h func(w http.ResponseWriter, r *http.Request) error) bunrouter.HandlerFunc {
 	return func(w http.ResponseWriter, req bunrouter.Request) error {
-		hd := w.Header()
-		hd.Set("Content-Security-Policy", AccountPageCSP)
-		hd.Set("X-Frame-Options", "DENY")
-		hd.Set("X-Content-Type-Options", "nosniff")
-		// Not no-referrer: with it, browsers send "Origin: null" on the
-		// pages' own form posts, which the CSRF check refuses.
-		hd.Set("Referrer-Policy", "same-origin")
-		hd["Cache-Control"] = noStore
+		web.SetHeaders(w.Header(), web.AccountPolicy)
 		if err := h(w, req.Request); err != nil {
 			if !errors.Is(err, context.Canceled) {
 				// The route, not the path: an invitation's path holds its token.
 				p.a.log.ErrorContext(req.Context(), "serving an account page", "route", req.Route(), "err", err)
 			}
-			p.render(w, req.Request, http.StatusInternalServerError, "error", pageData{Title: "Something went wrong",
-				Error: "Something went wrong on our side. Please try again."})
+			p.renderMessage(w, req.Request, http.StatusInternalServerError, web.MessageView{
+				Frame: web.Frame{Title: "Something went wrong", Error: "Something went wrong on our side. Please try again."},
+				Link:  "/account", LinkText: "Back to your account"})
 		}
 		return nil
 	}
@@ -401,19 +395,7 @@ func (p *accountPages) secondStep(w http.ResponseWriter, r *http.Request, pendin
 
 // signedInAs finishes a successful sign-in.
 func (p *accountPages) signedInAs(w http.ResponseWriter, r *http.Request, res *account.SignInResult, back string) error {
-	p.setSession(w, res.Session)
-	factor := "password"
-	if res.Session.Session.TwoFactorPassed {
-		factor = "totp"
-		if res.BackupCodeUsed {
-			factor = "backup_code"
-		}
-	}
-	p.record(r, &res.UserID, audit.Event{Action: audit.SignInSucceeded, TargetType: "session",
-		TargetID: res.Session.Session.ID.String(), Details: map[string]string{"factor": factor}})
-	if res.BackupCodeUsed {
-		p.record(r, &res.UserID, audit.Event{Action: audit.BackupCodeUsed})
-	}
+	p.startSession(w, r, res)
 	if !res.Session.Session.TwoFactorPassed {
 		pol, err := p.accounts.EffectivePolicy(r.Context(), res.UserID)
 		if err != nil {
@@ -427,6 +409,23 @@ func (p *accountPages) signedInAs(w http.ResponseWriter, r *http.Request, res *a
 	}
 	seeOther(w, orDefault(back))
 	return nil
+}
+
+// startSession sets the cookie of a successful sign-in and records it.
+func (p *accountPages) startSession(w http.ResponseWriter, r *http.Request, res *account.SignInResult) {
+	p.setSession(w, res.Session)
+	factor := "password"
+	if res.Session.Session.TwoFactorPassed {
+		factor = "totp"
+		if res.BackupCodeUsed {
+			factor = "backup_code"
+		}
+	}
+	p.record(r, &res.UserID, audit.Event{Action: audit.SignInSucceeded, TargetType: "session",
+		TargetID: res.Session.Session.ID.String(), Details: map[string]string{"factor": factor}})
+	if res.BackupCodeUsed {
+		p.record(r, &res.UserID, audit.Event{Action: audit.BackupCodeUsed})
+	}
 }
 
 // logout answers POST /logout: the session ends, its cookie is cleared and
@@ -446,7 +445,12 @@ func (p *accountPages) logout(w http.ResponseWriter, r *http.Request) error {
 	if who != nil {
 		p.record(r, &who.User.ID, audit.Event{Action: audit.SignedOut, TargetType: "session", TargetID: who.Session.ID.String()})
 	}
-	seeOther(w, "/login")
+	login := "/login"
+	if back := returnTo(r); back != "" {
+		// The invitation page's sign-out comes back to the invitation.
+		login += "?" + url.Values{ReturnToField: {back}}.Encode()
+	}
+	seeOther(w, login)
 	return nil
 }
 
@@ -460,17 +464,8 @@ func (p *accountPages) accountPage(w http.ResponseWriter, r *http.Request) error
 	if r.URL.Query().Get("changed") == "password" {
 		d.Notice = msgPasswordChanged
 	}
+	d.joined = r.URL.Query().Get(joinedParam)
 	return p.showAccount(w, r, http.StatusOK, who, d)
-}
-
-// sessionView is one session on the account page.
-type sessionView struct {
-	ID        string
-	UserAgent string
-	IP        string
-	Created   string
-	LastSeen  string
-	Current   bool
 }
 
 func (p *accountPages) showAccount(w http.ResponseWriter, r *http.Request, status int, who *account.Authenticated, d pageData) error {
@@ -486,10 +481,17 @@ func (p *accountPages) showAccount(w http.ResponseWriter, r *http.Request, statu
 	d.Email = who.User.Email
 	d.TwoFactorEnabled = who.TwoFactorEnabled
 	d.Memberships = ms
+	for _, m := range ms {
+		if d.joined != "" && m.OrgID.String() == d.joined {
+			// The confirmation of an accepted invitation.
+			d.Notice = "You joined " + m.OrgName + " as " + string(m.Role) + "."
+		}
+	}
 	d.Connections = slices.Contains(p.a.allowed("/account/connections"), http.MethodGet)
+	d.APIDescription = slices.Contains(p.a.allowed("/v1/openapi.json"), http.MethodGet)
 	for _, s := range ss {
-		d.Sessions = append(d.Sessions, sessionView{
-			ID: s.ID.String(), UserAgent: s.UserAgent, IP: s.IP,
+		d.Sessions = append(d.Sessions, web.Session{
+			ID: s.ID.String(), Browser: browserName(s.UserAgent), UserAgent: s.UserAgent, IP: s.IP,
 			Created: s.CreatedAt.UTC().Format(time.RFC1123), LastSeen: s.LastSeenAt.UTC().Format(time.RFC1123),
 			Current: s.ID == who.Session.ID,
 		})
@@ -640,7 +642,17 @@ func (p *accountPages) twoFactor(w http.ResponseWriter, r *http.Request) error {
 	}
 	switch r.PostForm.Get("action") {
 	case "confirm":
+		if who.TwoFactorEnabled {
+			// The backup codes' page sent again (a refresh after enabling).
+			p.codesShownAlready(w, r)
+			return nil
+		}
 		codes, err := p.accounts.ConfirmTOTP(r.Context(), who.User.ID, r.PostForm.Get("otp"))
+		if errcode.CodeOf(err) == errcode.Forbidden {
+			// Enabled meanwhile, in another tab.
+			p.codesShownAlready(w, r)
+			return nil
+		}
 		if err != nil {
 			if status, msg, ok := pageError(w, err); ok {
 				if status == http.StatusBadRequest {
@@ -667,11 +679,49 @@ func (p *accountPages) twoFactor(w http.ResponseWriter, r *http.Request) error {
 	return p.showTwoFactor(w, r, http.StatusBadRequest, who, pageData{ReturnTo: back, Error: msgPageBadForm})
 }
 
-// AccountPageCSP is the pages' Content-Security-Policy: no script, their one
-// stylesheet by hash, images only from data: URLs (the QR code), forms only
-// to this origin, no framing, no base.
-var AccountPageCSP = func() string {
-	sum := sha256.Sum256([]byte(accountStyle))
-	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
-		"'; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-}()
+// AccountPageCSP is the pages' Content-Security-Policy (web.AccountPolicy):
+// no script, the one stylesheet by hash, images only from data: URLs (the
+// QR code), forms only to this origin, no framing, no base.
+var AccountPageCSP = web.AccountPolicy.CSP()
+
+// renderMessage writes a page with a message and a link onwards.
+func (p *accountPages) renderMessage(w http.ResponseWriter, r *http.Request, status int, v web.MessageView) {
+	if err := web.Render(w, r, status, web.PageMessage, v); err != nil {
+		p.a.log.ErrorContext(r.Context(), "rendering an account page", "page", web.PageMessage, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	}
+}
+
+// browserName names the browser and system of a stored User-Agent for
+// people ("Firefox on Linux"), read by the parser that classifies clicks.
+func browserName(userAgent string) string {
+	d := linking.ClassifyDevice(userAgent)
+	browser, system := d.Browser, d.OS
+	if d.Model == "iPad" {
+		system = "iPadOS"
+	}
+	switch {
+	case browser != "" && system != "":
+		return browser + " on " + system
+	case browser != "":
+		return browser
+	case system != "":
+		return "A browser on " + system
+	case userAgent == "":
+		return "Unknown browser"
+	}
+	return "Other client"
+}
+
+// msgCodesShownAlready explains a second confirmation of two-factor
+// authentication, as a refresh of the backup codes' page sends.
+const msgCodesShownAlready = "Two-factor authentication is on already. Your backup codes were shown once, when you turned it on, and cannot be shown again."
+
+// codesShownAlready answers a confirmation of two-factor authentication for
+// a user who has it on: 409, with what to do.
+func (p *accountPages) codesShownAlready(w http.ResponseWriter, r *http.Request) {
+	p.renderMessage(w, r, http.StatusConflict, web.MessageView{
+		Frame: web.Frame{Title: "Backup codes shown already", Error: msgCodesShownAlready},
+		Text:  "If you did not keep them, turn two-factor authentication off and on again on your account page: that gives you new codes.",
+		Link:  "/account/2fa", LinkText: "Manage two-factor authentication"})
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/web/webtest"
 )
 
 // TestBrowserSignInWithTwoFactor drives the sign-in pages in headless
@@ -30,9 +31,10 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 	m := h.member(t, auth.RoleOwner)
 	base := h.srv.URL
 
-	browser := startChromium(t, bin, 60*time.Second)
+	axe, _ := webtest.Axe()
+	browser := startChromium(t, bin, 90*time.Second)
 	step := func() (context.Context, context.CancelFunc) {
-		return context.WithTimeout(browser, 15*time.Second)
+		return context.WithTimeout(browser, 20*time.Second)
 	}
 	location := func(t *testing.T, ctx context.Context) string {
 		t.Helper()
@@ -76,11 +78,24 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 
 	var secret string
 	var codes []string
+	t.Run("GET / sends the browser to the sign-in page, which fits a phone", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/")))
+		waitFor(t, ctx, "email")
+		assert.Equal(t, base+"/login", location(t, ctx))
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+	})
+
 	require.True(t, t.Run("sign in with the password", func(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		signIn(t, ctx)
 		waitFor(t, ctx, "account-email")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		browserName, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".session-browser")))
+		require.NoError(t, err)
+		assert.Equal(t, "Headless Chrome on Linux", browserName, "the session names the browser and its system")
 		assert.Equal(t, base+"/account", location(t, ctx))
 		email, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("account-email")))
 		require.NoError(t, err)
@@ -105,6 +120,7 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 		loaded, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelector('img').naturalWidth`))
 		require.NoError(t, err)
 		assert.Positive(t, loaded, "the QR code image loads under the CSP")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.SendKeys(chromedp.ID("otp"), h.code(t, secret)),
 			chromedp.Click(chromedp.ID("confirm")),
@@ -114,6 +130,7 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 			`Array.from(document.querySelectorAll('#backup-codes code')).map(e => e.textContent)`))
 		require.NoError(t, err)
 		require.Len(t, codes, account.BackupCodeCount, "ten backup codes")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.Click(chromedp.ID("continue")),
 			chromedp.WaitVisible(chromedp.ID("two-factor-status")),
@@ -121,6 +138,11 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 		status, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("two-factor-status")))
 		require.NoError(t, err)
 		assert.Equal(t, "On.", status)
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Click(chromedp.ID("two-factor-link")),
+			chromedp.WaitVisible(chromedp.ID("disable")),
+		))
+		webtest.CheckPageAtEverySize(t, ctx, axe)
 		signOut(t, ctx)
 	}))
 
@@ -129,8 +151,9 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		signIn(t, ctx)
+		require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("otp"))))
+		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx,
-			chromedp.WaitVisible(chromedp.ID("otp")),
 			chromedp.SendKeys(chromedp.ID("otp"), h.code(t, secret)),
 			chromedp.Click(chromedp.ID("verify")),
 		))

@@ -13,12 +13,12 @@ import (
 	"image/png"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	qrcode "github.com/yeqown/go-qrcode/v2"
 
 	"github.com/hoplink/hoplink/account"
+	"github.com/hoplink/hoplink/web"
 )
 
 // pageData fills the account pages' templates.
@@ -35,10 +35,12 @@ type pageData struct {
 	TwoFactorEnabled  bool
 	EnrolmentRequired bool
 	Memberships       []account.Membership
-	Sessions          []sessionView
+	Sessions          []web.Session
 	// Connections says that this server lists the user's OAuth
 	// connections (GET /account/connections is one of its routes).
 	Connections bool
+	// APIDescription says that this server serves GET /v1/openapi.json.
+	APIDescription bool
 
 	Secret string
 	// URI is the otpauth URI, trusted as a link: account.TOTPURI escapes
@@ -47,170 +49,36 @@ type pageData struct {
 	QR          template.URL
 	BackupCodes []string
 
+	// joined is the organization id of an invitation accepted just now
+	// (the account page's joined parameter): its confirmation is shown.
+	joined string
+
 	// Invitation is the invitation of the acceptance page.
-	Invitation *invitationView
+	Invitation *web.Invitation
 }
 
-// accountStyle is the pages' only style; AccountPageCSP allows it by hash.
-const accountStyle = `body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}` +
-	`label,input,button{display:block;font:inherit;margin:.4rem 0}input{width:100%;box-sizing:border-box;padding:.4rem}` +
-	`button{padding:.4rem 1rem;cursor:pointer}form.inline{display:inline}form.inline button{display:inline;margin:0}` +
-	`table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem;border-bottom:1px solid #ccc;vertical-align:top}` +
-	`.error{color:#b00020;font-weight:600}.notice{color:#0a5d00}code,.codes{font-family:ui-monospace,monospace}` +
-	`.codes{font-size:1.1rem;columns:2}section{margin:2rem 0}:focus{outline:3px solid #1a5fb4;outline-offset:2px}`
-
-var accountTemplates = template.Must(template.New("layout").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="robots" content="noindex">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} · Hoplink</title>
-<style>` + accountStyle + `</style>
-</head><body>
-<main>
-<h1>{{.Title}}</h1>
-{{- with .Error}}
-<p class="error" role="alert" id="error">{{.}}</p>
-{{- end}}
-{{- with .Notice}}
-<p class="notice" role="status" id="notice">{{.}}</p>
-{{- end}}
-{{template "body" .}}
-</main>
-</body></html>
-{{define "csrf"}}<input type="hidden" name="` + AccountCSRFField + `" value="{{.CSRF}}">{{end}}
-{{define "return_to"}}{{with .ReturnTo}}<input type="hidden" name="` + ReturnToField + `" value="{{.}}">{{end}}{{end}}
-`))
-
-var accountBodies = map[string]string{
-	"login": `<form method="post" action="/login">
-{{template "csrf" .}}{{template "return_to" .}}
-<label for="email">Email</label>
-<input id="email" name="email" type="email" required autocomplete="username" value="{{.Email}}"{{if not .Email}} autofocus{{end}}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" required autocomplete="current-password"{{if .Email}} autofocus{{end}}>
-<button type="submit" id="sign-in">Sign in</button>
-</form>`,
-
-	"otp": `<form method="post" action="/login">
-{{template "csrf" .}}{{template "return_to" .}}
-<input type="hidden" name="pending" value="{{.Pending}}">
-<label for="otp">Code from your authenticator app, or a backup code</label>
-<input id="otp" name="otp" type="text" required autofocus autocomplete="one-time-code" inputmode="text" spellcheck="false">
-<button type="submit" id="verify">Verify</button>
-</form>
-<p><a href="/login">Start again</a></p>`,
-
-	"account": `<p>Signed in as <strong id="account-email">{{.Email}}</strong>.</p>
-<section aria-labelledby="orgs-h"><h2 id="orgs-h">Organizations</h2>
-{{- if .Memberships}}
-<table><thead><tr><th scope="col">Organization</th><th scope="col">Role</th></tr></thead><tbody>
-{{- range .Memberships}}
-<tr><td>{{.OrgName}}</td><td>{{.Role}}</td></tr>
-{{- end}}
-</tbody></table>
-{{- else}}
-<p>You are not a member of any organization.</p>
-{{- end}}
-</section>
-<section aria-labelledby="tfa-h"><h2 id="tfa-h">Two-factor authentication</h2>
-<p id="two-factor-status">{{if .TwoFactorEnabled}}On.{{else}}Off.{{end}}</p>
-<p><a href="/account/2fa" id="two-factor-link">{{if .TwoFactorEnabled}}Manage two-factor authentication{{else}}Turn on two-factor authentication{{end}}</a></p>
-</section>
-{{- if .Connections}}
-<section aria-labelledby="connections-h"><h2 id="connections-h">Connected applications</h2>
-<p><a href="/account/connections" id="connections-link">Applications you allowed to act for you (MCP clients), and revoking them</a></p>
-</section>
-{{- end}}
-<section aria-labelledby="sessions-h"><h2 id="sessions-h">Active sessions</h2>
-<table><thead><tr><th scope="col">Browser</th><th scope="col">IP address</th><th scope="col">Signed in</th><th scope="col">Last active</th><th scope="col"><span hidden>Action</span></th></tr></thead><tbody>
-{{- range .Sessions}}
-<tr><td>{{.UserAgent}}{{if .Current}} <strong>(this browser)</strong>{{end}}</td><td>{{.IP}}</td><td>{{.Created}}</td><td>{{.LastSeen}}</td>
-<td><form class="inline" method="post" action="/account/sessions/revoke">{{template "csrf" $}}<input type="hidden" name="session_id" value="{{.ID}}"><button type="submit">Revoke</button></form></td></tr>
-{{- end}}
-</tbody></table>
-</section>
-<section aria-labelledby="pw-h"><h2 id="pw-h">Change password</h2>
-<form method="post" action="/account/password">
-{{template "csrf" .}}
-<label for="current_password">Current password</label>
-<input id="current_password" name="current_password" type="password" required autocomplete="current-password">
-<label for="new_password">New password (at least 10 characters)</label>
-<input id="new_password" name="password" type="password" required minlength="10" autocomplete="new-password">
-<button type="submit">Change password</button>
-</form>
-</section>
-<form method="post" action="/logout">{{template "csrf" .}}<button type="submit" id="sign-out">Sign out</button></form>`,
-
-	"2fa-enrol": `{{if .EnrolmentRequired}}<p>An organization you belong to requires two-factor authentication. Turn it on to continue.</p>{{end}}
-<ol>
-<li>Scan this QR code with your authenticator app, or enter the key by hand.</li>
-<li>Enter the six-digit code the app shows.</li>
-</ol>
-<p><img src="{{.QR}}" alt="QR code of the authenticator key" width="264" height="264"></p>
-<p>Key: <code id="totp-secret">{{.Secret}}</code></p>
-<p>Or open this link on the device with your app: <a href="{{.URI}}" id="totp-uri">{{.URI}}</a></p>
-<form method="post" action="/account/2fa">
-{{template "csrf" .}}{{template "return_to" .}}
-<input type="hidden" name="action" value="confirm">
-<label for="otp">Six-digit code</label>
-<input id="otp" name="otp" type="text" required inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}">
-<button type="submit" id="confirm">Turn on</button>
-</form>
-{{if not .EnrolmentRequired}}<p><a href="/account">Back to your account</a></p>{{end}}`,
-
-	"2fa-codes": `<p>Two-factor authentication is on. Keep these backup codes somewhere safe: each one signs you in once if you lose your authenticator app. They are shown only now.</p>
-<ul class="codes" id="backup-codes">
-{{- range .BackupCodes}}
-<li><code>{{.}}</code></li>
-{{- end}}
-</ul>
-<p><a href="{{.ReturnTo}}" id="continue">Continue</a></p>`,
-
-	"2fa-manage": `<p id="two-factor-status">Two-factor authentication is on for {{.Email}}.</p>
-<h2>Turn it off</h2>
-<form method="post" action="/account/2fa">
-{{template "csrf" .}}
-<input type="hidden" name="action" value="disable">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" required autocomplete="current-password">
-<label for="otp">Code from your authenticator app, or a backup code</label>
-<input id="otp" name="otp" type="text" required autocomplete="one-time-code">
-<button type="submit" id="disable">Turn off</button>
-</form>
-<p><a href="/account">Back to your account</a></p>`,
-
-	"error": `<p><a href="/account">Back to your account</a></p>`,
-}
-
-// accountPageTemplates holds one template per page, each the layout with
-// its body.
-var accountPageTemplates = func() map[string]*template.Template {
-	out := make(map[string]*template.Template, len(accountBodies)+len(invitationBodies))
-	for _, bodies := range []map[string]string{accountBodies, invitationBodies} {
-		for name, body := range bodies {
-			t := template.Must(accountTemplates.Clone())
-			template.Must(t.New("body").Parse(body))
-			out[name] = t
-		}
-	}
-	return out
-}()
-
-// render writes the page name with d.
+// render writes the page name (a web page) with d.
 func (p *accountPages) render(w http.ResponseWriter, r *http.Request, status int, name string, d pageData) {
-	var b bytes.Buffer
-	if err := accountPageTemplates[name].Execute(&b, d); err != nil {
+	if err := web.Render(w, r, status, name, d.view()); err != nil {
 		p.a.log.ErrorContext(r.Context(), "rendering an account page", "page", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
 	}
-	hd := w.Header()
-	hd["Content-Type"] = htmlType
-	hd.Set("Content-Length", strconv.Itoa(b.Len()))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(b.Bytes())
+}
+
+// view returns d as the web package's view.
+func (d pageData) view() web.AccountView {
+	v := web.AccountView{
+		Frame: web.Frame{Title: d.Title, Error: d.Error, Notice: d.Notice},
+		CSRF:  d.CSRF, ReturnTo: d.ReturnTo, Email: d.Email, Pending: d.Pending,
+		TwoFactorEnabled: d.TwoFactorEnabled, EnrolmentRequired: d.EnrolmentRequired,
+		Sessions: d.Sessions, Connections: d.Connections, APIDescription: d.APIDescription,
+		Secret: d.Secret, URI: d.URI, QR: d.QR, BackupCodes: d.BackupCodes,
+		Invitation: d.Invitation,
 	}
+	for _, m := range d.Memberships {
+		v.Memberships = append(v.Memberships, web.Membership{Name: m.OrgName, Role: string(m.Role)})
+	}
+	return v
 }
 
 // renderForm writes a page with forms: it gives the browser a CSRF cookie

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -59,6 +60,8 @@ type browser struct {
 	ip     string
 	// last is the body of the last page read, where forms come from.
 	last string
+	// base is the server the browser visits; the harness's when empty.
+	base string
 }
 
 func (h *pagesHarness) browser(t testing.TB, ip string) *browser {
@@ -85,7 +88,11 @@ func (b *browser) do(method, path string, form url.Values, headers map[string]st
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
-	req, err := http.NewRequest(method, b.h.srv.URL+path, body)
+	base := b.h.srv.URL
+	if b.base != "" {
+		base = b.base
+	}
+	req, err := http.NewRequest(method, base+path, body)
 	require.NoError(b.t, err)
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -119,8 +126,8 @@ func (b *browser) post(path string, form url.Values) page {
 var (
 	csrfField    = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
 	pendingField = regexp.MustCompile(`name="pending" value="([^"]+)"`)
-	secretText   = regexp.MustCompile(`<code id="totp-secret">([A-Z2-7]+)</code>`)
-	qrImage      = regexp.MustCompile(`<img src="data:image/png;base64,([^"]+)"`)
+	secretText   = regexp.MustCompile(`<code id="totp-secret" class="secret">([A-Z2-7 ]+)</code>`)
+	qrImage      = regexp.MustCompile(`<img class="qr" src="data:image/png;base64,([^"]+)"`)
 	backupCode   = regexp.MustCompile(`<li><code>([a-z2-9]{5}-[a-z2-9]{5})</code></li>`)
 )
 
@@ -156,9 +163,10 @@ func (h *pagesHarness) member(t testing.TB, role auth.Role) *testMember {
 	return h.newMember(t, h.org, role)
 }
 
-// code returns the TOTP code of secret now.
+// code returns the TOTP code of secret now. The page shows the secret in
+// groups of four; the spaces are dropped.
 func (h *pagesHarness) code(t testing.TB, secret string) string {
-	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(secret)
+	key, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(strings.ReplaceAll(secret, " ", ""))
 	require.NoError(t, err)
 	return account.TOTPCode(key, account.TOTPStep(h.clock.Now()))
 }
@@ -277,11 +285,14 @@ func TestSignInAndOut(t *testing.T) {
 		p = b.get("/account")
 		require.Equal(t, http.StatusOK, p.status, "body: %s", p.body)
 		assert.Contains(t, p.body, html.EscapeString(m.email))
-		assert.Regexp(t, `<td>Acme</td><td>admin</td>`, p.body, "organizations and roles")
-		assert.Regexp(t, `<td>Beta</td><td>member</td>`, p.body)
+		assert.Regexp(t, `<td data-label="Organization">Acme</td><td data-label="Role">admin</td>`, p.body, "organizations and roles")
+		assert.Regexp(t, `<td data-label="Organization">Beta</td><td data-label="Role">member</td>`, p.body)
 		assert.Contains(t, p.body, "(this browser)")
 		assert.Contains(t, p.body, `id="two-factor-status">Off.`)
 		assert.Equal(t, "DENY", p.header.Get("X-Frame-Options"))
+		assert.Contains(t, p.body, `id="dashboard-note">This page holds your account settings: there is no dashboard`,
+			"the page says what it is, and where links and apps are managed")
+		assert.Contains(t, p.body, `<a href="/v1/openapi.json" id="api-description">`, "this server serves the API's description")
 
 		p = b.get("/login?return_to=%2Faccount%2F2fa")
 		assert.Equal(t, http.StatusSeeOther, p.status, "a signed-in browser skips the form")
@@ -463,7 +474,8 @@ func TestTwoFactorPages(t *testing.T) {
 		require.Equal(t, http.StatusOK, p.status)
 		secret := secretText.FindStringSubmatch(p.body)
 		require.NotNil(t, secret)
-		assert.Contains(t, p.body, `href="otpauth://totp/Hoplink:`+url.PathEscape(m.email)+`?secret=`+secret[1]+`&amp;issuer=Hoplink"`)
+		assert.Regexp(t, `^([A-Z2-7]{4} )+[A-Z2-7]{1,4}$`, secret[1], "the secret in groups of four")
+		assert.Contains(t, p.body, `href="otpauth://totp/Hoplink:`+url.PathEscape(m.email)+`?secret=`+strings.ReplaceAll(secret[1], " ", "")+`&amp;issuer=Hoplink"`)
 		qr := qrImage.FindStringSubmatch(p.body)
 		require.NotNil(t, qr, "a QR code image")
 		raw, err := base64.StdEncoding.DecodeString(html.UnescapeString(qr[1]))
@@ -479,10 +491,18 @@ func TestTwoFactorPages(t *testing.T) {
 		assert.Contains(t, p.body, "That code is incorrect")
 		assert.Equal(t, secret[1], secretText.FindStringSubmatch(p.body)[1], "the same secret again")
 		b.get("/account/2fa")
-		p = b.post("/account/2fa", url.Values{"action": {"confirm"}, "otp": {h.code(t, secret[1])}, "return_to": {"/account"}})
+		confirm := url.Values{"action": {"confirm"}, "otp": {h.code(t, secret[1])}, "return_to": {"/account"}}
+		p = b.post("/account/2fa", confirm)
 		require.Equal(t, http.StatusOK, p.status, "body: %s", p.body)
 		codes := backupCode.FindAllStringSubmatch(p.body, -1)
 		require.Len(t, codes, 10, "ten backup codes, shown once")
+		// Refreshing the codes' page sends its form again (same token):
+		// a page in the layout says why no codes come, not a bare 403.
+		resent := b.do(http.MethodPost, "/account/2fa", confirm, nil)
+		assert.Equal(t, http.StatusConflict, resent.status)
+		assert.Contains(t, resent.body, "<title>Backup codes shown already · Hoplink</title>")
+		assert.Contains(t, resent.body, "Your backup codes were shown once, when you turned it on, and cannot be shown again.")
+		assert.NotContains(t, resent.body, codes[0][1])
 		h.clock.Advance(account.TOTPPeriod)
 		p = b.get("/account/2fa")
 		assert.NotContains(t, p.body, codes[0][1], "never shown again")
@@ -614,7 +634,7 @@ func TestSessionsAndPasswordPages(t *testing.T) {
 		require.Equal(t, http.StatusSeeOther, phone.signIn(m.email, testPassword, "").status)
 
 		p := laptop.get("/account")
-		assert.Contains(t, p.body, "pages-test/198.51.100.51", "the other session is listed")
+		assert.Contains(t, p.body, `title="pages-test/198.51.100.51">Other client</span>`, "the other session is listed")
 		ids := regexp.MustCompile(`name="session_id" value="([0-9a-f-]{36})"`).FindAllStringSubmatch(p.body, -1)
 		require.Len(t, ids, 2)
 		sessions, err := h.accounts.Sessions(t.Context(), m.id)
@@ -759,4 +779,81 @@ func TestAccountPageLinksToConnections(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSessionsNameTheBrowser(t *testing.T) {
+	t.Parallel()
+	h := newPagesHarness(t, storetest.SQLite(t))
+	m := h.member(t, auth.RoleMember)
+	b := h.browser(t, "198.51.100.52")
+	require.Equal(t, http.StatusSeeOther, b.signIn(m.email, testPassword, "").status)
+	for _, tt := range []struct{ name, ua, want string }{
+		{"desktop Firefox", "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox on Linux"},
+		{"iPhone Safari", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1", "Safari on iOS"},
+		{"Chrome on Windows", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "Chrome on Windows"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			other := h.browser(t, "198.51.100.53")
+			p := other.do(http.MethodGet, "/login", nil, nil)
+			require.Equal(t, http.StatusOK, p.status)
+			form := url.Values{"email": {m.email}, "password": {testPassword}}
+			form.Set(httpapi.AccountCSRFField, other.csrf())
+			p = other.do(http.MethodPost, "/login", form, map[string]string{"User-Agent": tt.ua})
+			require.Equal(t, http.StatusSeeOther, p.status)
+			body := b.get("/account").body
+			assert.Contains(t, body, `title="`+html.EscapeString(tt.ua)+`">`+tt.want+`</span>`,
+				"a name people read, the raw agent only as a tooltip")
+		})
+	}
+}
+
+func TestServiceRootSendsBrowsersToSignIn(t *testing.T) {
+	t.Parallel()
+	h := newPagesHarness(t, storetest.SQLite(t))
+	b := h.browser(t, "198.51.100.54")
+	for _, tt := range []struct {
+		name, method, accept string
+		status               int
+		location             string
+	}{
+		{"a browser", http.MethodGet, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", http.StatusSeeOther, "/login"},
+		{"a browser's HEAD", http.MethodHead, "text/html", http.StatusSeeOther, "/login"},
+		{"an API client", http.MethodGet, "application/json", http.StatusNotFound, ""},
+		{"JSON ranked above HTML", http.MethodGet, "text/html;q=0.5, application/json", http.StatusNotFound, ""},
+		{"curl", http.MethodGet, "*/*", http.StatusNotFound, ""},
+		{"no Accept", http.MethodGet, "", http.StatusNotFound, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := b.do(tt.method, "/", nil, map[string]string{"Accept": tt.accept})
+			assert.Equal(t, tt.status, p.status, "body: %s", p.body)
+			assert.Equal(t, tt.location, p.location())
+			if tt.status == http.StatusNotFound && tt.method == http.MethodGet {
+				assert.Contains(t, p.body, `"code":"NOT_FOUND"`, "API clients keep the JSON 404")
+			}
+		})
+	}
+	p := b.do(http.MethodGet, "/elsewhere", nil, map[string]string{"Accept": "text/html"})
+	assert.Equal(t, http.StatusNotFound, p.status, "only the root is a way in")
+}
+
+// TestPagesOnlyServiceLinksNoAPIDescription proves that a service host with
+// the pages but no REST API (hoplink-auth's) does not link an OpenAPI
+// description it does not serve, while its account page still says where
+// links and apps are managed.
+func TestPagesOnlyServiceLinksNoAPIDescription(t *testing.T) {
+	t.Parallel()
+	h := newPagesHarness(t, storetest.SQLite(t))
+	m := h.member(t, auth.RoleMember)
+	only := httptest.NewServer(httpapi.NewPages(httpapi.PagesOptions{Accounts: h.accounts,
+		AccountPages: httpapi.AccountPagesOptions{Secret: testSecret, Clock: h.clock.Now}}))
+	t.Cleanup(only.Close)
+	b := h.browser(t, "198.51.100.55")
+	b.base = only.URL
+	require.Equal(t, http.StatusSeeOther, b.signIn(m.email, testPassword, "").status)
+	p := b.get("/account")
+	require.Equal(t, http.StatusOK, p.status, "body: %s", p.body)
+	assert.Contains(t, p.body, `id="dashboard-note"`)
+	assert.NotContains(t, p.body, "/v1/openapi.json")
+	assert.Equal(t, http.StatusSeeOther, b.do(http.MethodGet, "/", nil, map[string]string{"Accept": "text/html"}).status,
+		"GET / sends a browser to sign in here too")
 }

@@ -15,16 +15,17 @@
 //
 // # Sign-in and account pages
 //
-// The pages (/login, /logout, /account, /account/2fa; account_pages.go and
-// account_pages_render.go) live here rather than in a package of their own
-// because they share what the link-password pages and the API already have:
-// the router and its request ids and client IP, the length-prefixed HMAC
-// fields and the HTML page helpers.
+// The pages' handlers (/login, /logout, /account, /account/2fa;
+// account_pages.go and account_pages_render.go) live here rather than in a
+// package of their own because they share what the link-password pages and
+// the API already have: the router and its request ids and client IP, the
+// length-prefixed HMAC fields. What they show is package web's: its
+// templates, layout and stylesheet, and its security headers and CSP (no
+// script at all); the handlers fill web's views and call web.Render.
 // They are mounted on the API's root group (Options.AccountPages with
 // Options.Accounts) and call package account for every rule; package audit
-// records what they do. They are server-rendered with html/template, need no
-// JavaScript, and send a CSP with no script at all. The invitation
+// records what they do. They need no JavaScript. The invitation
 // acceptance pages (/invitations/{token}; invitation_pages.go) are served
 // with them, with Options.Invitations and Options.Orgs, on the same
-// sessions, CSRF tokens and templates.
+// sessions and CSRF tokens.
 package httpapi

@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/web"
 )
 
 // The invitation acceptance pages (Hoplink's design; SPEC.md leaves
@@ -23,29 +25,16 @@ import (
 //     here and a form that creates the account of the invited email.
 //   - POST /invitations/{token}/account (password, password_confirm) creates
 //     the account through org.Service.CreateUser (the password policy of
-//     package identity applies), signs it in and comes back to the page.
+//     package identity applies), signs it in and accepts the invitation in
+//     the same step.
 //   - POST /invitations/{token}/accept makes the signed-in user a member with
 //     the invited role and marks the invitation accepted in one
 //     transaction, records member.added with the user as actor, and goes to
-//     /account.
+//     /account?joined={org_id}, which confirms the membership.
 //
 // A token no invitation has is 404; an expired, revoked or accepted
 // invitation is 410 Gone, as it will never be acceptable again. The seats
 // are counted again at acceptance: a full organization is 403.
-
-// invitationView is what the pages show of an invitation.
-type invitationView struct {
-	Token   string
-	OrgName string
-	Role    string
-	Email   string
-	// SignedInAs is the signed-in user's email, "" when signed out.
-	SignedInAs string
-	// Mismatch is true when SignedInAs is not Email.
-	Mismatch bool
-	// LoginURL is /login returning to the invitation.
-	LoginURL string
-}
 
 // Messages of the invitation pages.
 const (
@@ -56,41 +45,6 @@ const (
 	msgPasswordsDiffer    = "The passwords do not match."
 	msgAccountExists      = "An account with this email exists already. Sign in to accept the invitation."
 )
-
-var invitationBodies = map[string]string{
-	"invitation": `{{with .Invitation}}<p id="invitation">You are invited to join <strong id="invitation-org">{{.OrgName}}</strong> as <strong id="invitation-role">{{.Role}}</strong>.</p>
-<p>The invitation is for <strong id="invitation-email">{{.Email}}</strong>.</p>
-{{- if .SignedInAs}}
-{{- if .Mismatch}}
-<p>You are signed in as <strong id="signed-in-as">{{.SignedInAs}}</strong>. Sign out, then sign in as {{.Email}} or create its account.</p>
-<form method="post" action="/logout">{{template "csrf" $}}<button type="submit" id="sign-out">Sign out</button></form>
-{{- else}}
-<form method="post" action="/invitations/{{.Token}}/accept">
-{{template "csrf" $}}
-<button type="submit" id="accept">Accept the invitation</button>
-</form>
-{{- end}}
-{{- else}}
-<section aria-labelledby="signin-h"><h2 id="signin-h">Have an account?</h2>
-<p><a href="{{.LoginURL}}" id="sign-in-link">Sign in as {{.Email}}</a> to accept.</p>
-</section>
-<section aria-labelledby="create-h"><h2 id="create-h">New to Hoplink?</h2>
-<form method="post" action="/invitations/{{.Token}}/account">
-{{template "csrf" $}}
-<label for="email">Email</label>
-<input id="email" name="email" type="email" value="{{.Email}}" readonly autocomplete="username">
-<label for="password">Password (at least 10 characters)</label>
-<input id="password" name="password" type="password" required minlength="10" autocomplete="new-password">
-<label for="password_confirm">Password again</label>
-<input id="password_confirm" name="password_confirm" type="password" required minlength="10" autocomplete="new-password">
-<button type="submit" id="create-account">Create account</button>
-</form>
-</section>
-{{- end}}{{end}}`,
-
-	"invitation-closed": `{{with .Invitation}}{{if .OrgName}}<p>Invitation to <strong id="invitation-org">{{.OrgName}}</strong>.</p>{{end}}{{end}}
-<p><a href="/account">Go to your account</a></p>`,
-}
 
 func (p *accountPages) invitationRoutes(root routes) {
 	root.handle(http.MethodGet, "/invitations/:token", p.invitationPage(p.showInvitationPage))
@@ -138,7 +92,7 @@ func (p *accountPages) offer(w http.ResponseWriter, r *http.Request) (*org.Invit
 // revoked or accepted (410) invitation; err is the service's refusal when
 // off is nil or not current.
 func (p *accountPages) showClosedInvitation(w http.ResponseWriter, r *http.Request, off *org.InvitationOffer, err error) error {
-	d := pageData{Title: "Invitation", Invitation: &invitationView{}}
+	d := pageData{Title: "Invitation", Invitation: &web.Invitation{}}
 	if off != nil {
 		d.Invitation.OrgName = off.OrgName
 	}
@@ -161,8 +115,8 @@ func (p *accountPages) showClosedInvitation(w http.ResponseWriter, r *http.Reque
 // user, if any: 403 when that user's email is not the invitation's.
 func (p *accountPages) showInvitation(w http.ResponseWriter, r *http.Request, status int, off *org.InvitationOffer, signedInAs string, d pageData) error {
 	token := invitationToken(r)
-	v := &invitationView{
-		Token: token, OrgName: off.OrgName, Role: string(off.Role), Email: off.Email,
+	v := &web.Invitation{
+		Token: token, Path: invitationPath(token), OrgName: off.OrgName, Role: string(off.Role), Email: off.Email,
 		SignedInAs: signedInAs, Mismatch: signedInAs != "" && signedInAs != off.Email,
 		LoginURL: "/login?" + url.Values{ReturnToField: {invitationPath(token)}}.Encode(),
 	}
@@ -243,7 +197,9 @@ func (p *accountPages) invitationAccount(w http.ResponseWriter, r *http.Request)
 		seeOther(w, "/login?"+url.Values{ReturnToField: {back}}.Encode())
 		return nil
 	}
-	return p.signedInAs(w, r, res, back)
+	// Creating the account accepts the invitation in the same step.
+	p.startSession(w, r, res)
+	return p.accept(w, r, off, res.UserID, off.Email)
 }
 
 // acceptInvitation answers POST /invitations/{token}/accept for the
@@ -270,7 +226,13 @@ func (p *accountPages) acceptInvitation(w http.ResponseWriter, r *http.Request) 
 	if !p.validCSRF(r) {
 		return p.showInvitation(w, r, http.StatusForbidden, off, email, pageData{Error: msgPageBadToken})
 	}
-	accepted, m, err := p.a.opts.Invitations.Accept(r.Context(), invitationToken(r), who.User.ID, email)
+	return p.accept(w, r, off, who.User.ID, email)
+}
+
+// accept makes user (of email) a member by the invitation of r's token and
+// sends the browser to the account page, which confirms it.
+func (p *accountPages) accept(w http.ResponseWriter, r *http.Request, off *org.InvitationOffer, user uuid.UUID, email string) error {
+	accepted, m, err := p.a.opts.Invitations.Accept(r.Context(), invitationToken(r), user, email)
 	if err != nil {
 		e, ok := errcode.As(err)
 		if !ok {
@@ -289,11 +251,15 @@ func (p *accountPages) acceptInvitation(w http.ResponseWriter, r *http.Request) 
 		return err
 	}
 	orgID := accepted.OrgID
-	p.record(r, &who.User.ID, audit.Event{Action: audit.MemberAdded, OrgID: &orgID, TargetType: "user", TargetID: m.UserID.String(),
+	p.record(r, &user, audit.Event{Action: audit.MemberAdded, OrgID: &orgID, TargetType: "user", TargetID: m.UserID.String(),
 		Details: map[string]string{"role": string(m.Role), "invitation_id": accepted.ID.String()}})
-	seeOther(w, "/account")
+	seeOther(w, "/account?"+url.Values{joinedParam: {orgID.String()}}.Encode())
 	return nil
 }
+
+// joinedParam is the account page's parameter naming the organization
+// just joined.
+const joinedParam = "joined"
 
 // capitalize upper-cases a message's first letter when it is ASCII.
 func capitalize(s string) string {

@@ -74,8 +74,9 @@ func TestInvitationPageNamesTheOrganizationAndRole(t *testing.T) {
 		assert.Equal(t, "no-store", p.header.Get("Cache-Control"))
 		assert.NotContains(t, p.body, "<script")
 		assert.Contains(t, p.body, `<strong id="invitation-org">Acme</strong> as <strong id="invitation-role">admin</strong>`)
-		assert.Contains(t, p.body, `<input id="email" name="email" type="email" value="new.person@example.com" readonly`,
-			"the email is the invitation's, fixed")
+		assert.Contains(t, p.body, `<p class="readonly mono" id="email">new.person@example.com</p>`,
+			"the email is the invitation's, shown as text, not as a field that looks editable")
+		assert.NotContains(t, p.body, `<input id="email"`)
 		assert.Contains(t, p.body, `name="password_confirm"`)
 		assert.Contains(t, p.body, `action="/invitations/`+inv.Token+`/account"`)
 		assert.Contains(t, p.body, `href="/login?return_to=`+url.QueryEscape("/invitations/"+inv.Token)+`"`,
@@ -144,24 +145,18 @@ func TestCreateAccountThenAcceptInvitation(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, p.status, "not the email")
 
 		// The email field is ignored: the account is the invitation's.
+		// Creating the account accepts the invitation in the same step, and
+		// the account page confirms it.
 		p = b.post(page+"/account", url.Values{"email": {"someone.else@example.com"},
 			"password": {testPassword}, "password_confirm": {testPassword}})
 		require.Equal(t, http.StatusSeeOther, p.status, "body: %s", p.body)
-		assert.Equal(t, page, p.location(), "back to the invitation, signed in")
+		assert.Equal(t, "/account?joined="+h.org.ID.String(), p.location(), "joined, signed in")
 		require.NotNil(t, setCookie(p, httpapi.SessionCookieName))
-		assert.Empty(t, h.role(t, "newcomer@example.com"), "an account is not yet a membership")
 
-		p = b.get(page)
+		p = b.get(p.location())
 		require.Equal(t, http.StatusOK, p.status)
-		assert.Contains(t, p.body, `id="accept"`)
-		assert.NotContains(t, p.body, `name="password"`)
-		p = b.post(page+"/accept", url.Values{})
-		require.Equal(t, http.StatusSeeOther, p.status, "body: %s", p.body)
-		assert.Equal(t, "/account", p.location())
-
-		p = b.get("/account")
-		require.Equal(t, http.StatusOK, p.status)
-		assert.Contains(t, p.body, `<td>Acme</td><td>member</td>`)
+		assert.Contains(t, p.body, `<p class="notice" role="status" id="notice">You joined Acme as member.</p>`)
+		assert.Contains(t, p.body, `<td data-label="Organization">Acme</td><td data-label="Role">member</td>`)
 		assert.Equal(t, auth.RoleMember, h.role(t, "newcomer@example.com"))
 		assert.Equal(t, org.InvitationAccepted, h.invitationState(t, "newcomer@example.com"))
 		items, _ := h.invitations(t, h.org.key.raw, "?status=accepted")
@@ -246,8 +241,9 @@ func TestSignInThenAcceptInvitation(t *testing.T) {
 		require.Contains(t, p.body, `id="accept"`)
 		p = b.post(page+"/accept", url.Values{})
 		require.Equal(t, http.StatusSeeOther, p.status, "body: %s", p.body)
-		assert.Equal(t, "/account", p.location())
-		assert.Contains(t, b.get("/account").body, `<td>Acme</td><td>admin</td>`)
+		assert.Equal(t, "/account?joined="+h.org.ID.String(), p.location())
+		assert.Contains(t, b.get(p.location()).body, "You joined Acme as admin.")
+		assert.Contains(t, b.get("/account").body, `<td data-label="Organization">Acme</td><td data-label="Role">admin</td>`)
 		assert.Equal(t, auth.RoleAdmin, h.role(t, u.Email))
 	})
 }
@@ -295,6 +291,7 @@ func TestAcceptInvitationRefusals(t *testing.T) {
 			p := b.get(page)
 			assert.Equal(t, http.StatusForbidden, p.status)
 			assert.Contains(t, p.body, "This invitation is for invited@example.com, and you are signed in as other@example.com.")
+			assert.Equal(t, 1, strings.Count(p.body, "invited@example.com"), "the page says it once")
 			assert.NotContains(t, p.body, `id="accept"`)
 			assert.Contains(t, p.body, `id="sign-out"`)
 			p = b.post(page+"/accept", url.Values{})

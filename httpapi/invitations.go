@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/uptrace/bunrouter"
 
@@ -28,8 +29,32 @@ func (a *API) createInvitation(w http.ResponseWriter, req bunrouter.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, inv)
+	writeJSON(w, http.StatusCreated, createdInvitation{Invitation: inv, AcceptURL: a.invitationURL(req.Request, inv.Token)})
 	return nil
+}
+
+// createdInvitation is the create response: the Invitation and the address
+// of its acceptance page, to send to the invited person.
+type createdInvitation struct {
+	*org.Invitation
+	AcceptURL string `json:"accept_url"`
+}
+
+// invitationURL is the acceptance page of token on the public URL of the
+// service host (AccountPagesOptions.PublicURL), or on the host r came to
+// when none is configured.
+func (a *API) invitationURL(r *http.Request, token string) string {
+	base := ""
+	if a.opts.AccountPages != nil && a.opts.AccountPages.PublicURL != nil {
+		base = strings.TrimSuffix(a.opts.AccountPages.PublicURL.String(), "/")
+	} else {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		base = scheme + "://" + r.Host
+	}
+	return base + invitationPath(token)
 }
 
 func (a *API) listInvitations(w http.ResponseWriter, req bunrouter.Request) error {

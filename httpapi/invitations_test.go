@@ -78,9 +78,14 @@ func TestCreateInvitation(t *testing.T) {
 			resp := h.post(t, o.key.raw, "/v1/invitations", `{"email":"  New.Person@Example.COM ","role":"admin"}`)
 			require.Equal(t, http.StatusCreated, resp.status, "body: %s", resp.body)
 			assert.ElementsMatch(t, []string{"id", "org_id", "email", "role", "invited_by", "token", "expires_at",
-				"accepted_at", "revoked_at", "created_at", "updated_at"}, keysOf(resp.object(t)))
+				"accepted_at", "revoked_at", "created_at", "updated_at", "accept_url"}, keysOf(resp.object(t)))
 			var inv invitationBody
 			resp.decode(t, &inv)
+			var created struct {
+				AcceptURL string `json:"accept_url"`
+			}
+			resp.decode(t, &created)
+			assert.Equal(t, h.srv.URL+"/invitations/"+inv.Token, created.AcceptURL, "the page to send to the invited person")
 			assert.Equal(t, o.ID, inv.OrgID)
 			assert.Equal(t, "new.person@example.com", inv.Email)
 			assert.Equal(t, auth.RoleAdmin, inv.Role)

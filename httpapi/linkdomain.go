@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -19,6 +18,7 @@ import (
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/web"
 )
 
 // LinkResolver finds links and apps for the link-domain handler;
@@ -358,48 +358,11 @@ var (
 	htmlType       = []string{"text/html; charset=utf-8"}
 )
 
-// previewData fills previewPage.
-type previewData struct {
-	Title, Description, Image, URL, Card string
-}
-
-var previewPage = template.Must(template.New("preview").Parse(`<!doctype html>
-<html><head><meta charset="utf-8">
-<title>{{.Title}}</title>
-<meta name="robots" content="noindex">
-<meta property="og:type" content="website">
-<meta property="og:title" content="{{.Title}}">
-{{- with .Description}}
-<meta property="og:description" content="{{.}}">
-<meta name="description" content="{{.}}">
-{{- end}}
-{{- with .Image}}
-<meta property="og:image" content="{{.}}">
-{{- end}}
-<meta property="og:url" content="{{.URL}}">
-<meta name="twitter:card" content="{{.Card}}">
-<meta name="twitter:title" content="{{.Title}}">
-{{- with .Description}}
-<meta name="twitter:description" content="{{.}}">
-{{- end}}
-{{- with .Image}}
-<meta name="twitter:image" content="{{.}}">
-{{- end}}
-<link rel="canonical" href="{{.URL}}">
-</head><body>
-<h1>{{.Title}}</h1>
-{{- with .Description}}
-<p>{{.}}</p>
-{{- end}}
-<p><a href="{{.URL}}">{{.URL}}</a></p>
-</body></html>
-`))
-
 // preview answers a bot with the link's preview tags. The title falls back
 // to the link's name, then to its destination.
 func (h *LinkDomain) preview(w http.ResponseWriter, r *http.Request, res *linking.Resolved) {
 	l := res.Link
-	d := previewData{URL: l.DestinationURL, Card: "summary", Title: l.DestinationURL}
+	d := web.PreviewView{URL: l.DestinationURL, Card: "summary", Frame: web.Frame{Title: l.DestinationURL}}
 	switch {
 	case l.OGTitle != nil && *l.OGTitle != "":
 		d.Title = *l.OGTitle
@@ -413,18 +376,8 @@ func (h *LinkDomain) preview(w http.ResponseWriter, r *http.Request, res *linkin
 		d.Image = *l.OGImageURL
 		d.Card = "summary_large_image"
 	}
-	h.page(w, r, http.StatusOK, previewPage, d)
+	h.page(w, r, http.StatusOK, web.PagePreview, d)
 }
-
-var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
-<html><head><meta charset="utf-8">
-<meta name="robots" content="noindex">
-<title>{{.Title}}</title>
-</head><body>
-<h1>{{.Title}}</h1>
-<p>{{.Text}}</p>
-</body></html>
-`))
 
 // errorTexts are the HTML error pages' words by status.
 var errorTexts = map[int]struct{ Title, Text string }{
@@ -482,24 +435,15 @@ func (h *LinkDomain) answerError(w http.ResponseWriter, r *http.Request, err err
 	if !ok {
 		text = errorTexts[http.StatusInternalServerError]
 	}
-	h.page(w, r, status, errorPage, text)
+	h.page(w, r, status, web.PageLinkError, web.LinkErrorView{Frame: web.Frame{Title: text.Title}, Text: text.Text})
 }
 
-// page writes an HTML page rendered from t, no-store.
-func (h *LinkDomain) page(w http.ResponseWriter, r *http.Request, status int, t *template.Template, data any) {
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
+// page writes the web page name with view, no-store.
+func (h *LinkDomain) page(w http.ResponseWriter, r *http.Request, status int, name string, view any) {
+	w.Header()["Cache-Control"] = noStore
+	if err := web.Render(w, r, status, name, view); err != nil {
 		h.log.ErrorContext(r.Context(), "rendering a page", "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
-	}
-	hd := w.Header()
-	hd["Content-Type"] = htmlType
-	hd["Cache-Control"] = noStore
-	hd.Set("Content-Length", strconv.Itoa(b.Len()))
-	w.WriteHeader(status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(b.String()))
 	}
 }
 
@@ -537,17 +481,20 @@ func prefersJSON(accept string) bool {
 
 // association serves an association file of the app whose link domain is
 // the request's host, built by build; 404 when there is no such app or
-// build finds the app lacks the fields.
-func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build func(*linking.App) any) {
+// build finds the app lacks fields. The 404 for missing fields is always
+// the JSON envelope, whatever Accept says (the address is a JSON file's),
+// and names them: a message and details.missing_fields.
+func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build func(*linking.App) (any, []string)) {
 	app, err := h.opts.Resolver.AppForDomain(r.Context(), HostOf(r))
 	if err != nil {
 		h.lookupFailed(w, r, err)
 		return
 	}
 	h.lookups.success(r.Context())
-	doc := build(app)
-	if doc == nil {
-		h.fail(w, r, errcode.New(errcode.NotFound, "the app of this link domain lacks the fields of this file"))
+	doc, missing := build(app)
+	if len(missing) > 0 {
+		w.Header()["Cache-Control"] = noStore
+		writeError(w, r, h.log, errMissingFields(missing), "")
 		return
 	}
 	body, err := json.Marshal(doc)
@@ -580,13 +527,39 @@ type aasaDetail struct {
 	Components []map[string]string `json:"components"`
 }
 
-// aasa builds the apple-app-site-association of app, nil when it lacks a
-// team id or bundle id. Its components are the app's
+// errMissingFields is the 404 of an association file whose app lacks the
+// fields named in missing.
+func errMissingFields(missing []string) error {
+	return errcode.New(errcode.NotFound, "the app of this link domain has no "+strings.Join(missing, " and ")+
+		": set it on the app to serve this file").WithDetail("missing_fields", missing)
+}
+
+// missingFields returns the names of the fields whose value is empty, in
+// order: name, value pairs.
+func missingFields(fields ...string) []string {
+	var out []string
+	for i := 0; i+1 < len(fields); i += 2 {
+		if fields[i+1] == "" {
+			out = append(out, fields[i])
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// aasa builds the apple-app-site-association of app, or names the fields
+// it lacks (ios_team_id, ios_bundle_id). Its components are the app's
 // ios_universal_link_paths, each matching the path "/"; an app without
 // paths matches every path ("/*").
-func aasa(app *linking.App) any {
-	if app.IOSTeamID == nil || app.IOSBundleID == nil || *app.IOSTeamID == "" || *app.IOSBundleID == "" {
-		return nil
+func aasa(app *linking.App) (any, []string) {
+	if missing := missingFields("ios_team_id", deref(app.IOSTeamID), "ios_bundle_id", deref(app.IOSBundleID)); len(missing) > 0 {
+		return nil, missing
 	}
 	appID := *app.IOSTeamID + "." + *app.IOSBundleID
 	paths := app.IOSUniversalLinkPaths
@@ -600,7 +573,7 @@ func aasa(app *linking.App) any {
 	var f aasaFile
 	f.AppLinks.Details = []aasaDetail{{AppIDs: []string{appID}, Components: components}}
 	f.WebCredentials.Apps = []string{appID}
-	return f
+	return f, nil
 }
 
 // assetLink is one statement of Android's assetlinks.json.
@@ -613,16 +586,21 @@ type assetLink struct {
 	} `json:"target"`
 }
 
-// assetLinks builds the assetlinks.json of app, nil when it lacks a package
-// name or a SHA-256 fingerprint.
-func assetLinks(app *linking.App) any {
-	if app.AndroidPackageName == nil || *app.AndroidPackageName == "" || len(app.AndroidSHA256Fingerprints) == 0 {
-		return nil
+// assetLinks builds the assetlinks.json of app, or names the fields it
+// lacks (android_package_name, android_sha256_fingerprints).
+func assetLinks(app *linking.App) (any, []string) {
+	fingerprints := ""
+	if len(app.AndroidSHA256Fingerprints) > 0 {
+		fingerprints = "set"
+	}
+	if missing := missingFields("android_package_name", deref(app.AndroidPackageName),
+		"android_sha256_fingerprints", fingerprints); len(missing) > 0 {
+		return nil, missing
 	}
 	var s assetLink
 	s.Relation = []string{"delegate_permission/common.handle_all_urls"}
 	s.Target.Namespace = "android_app"
 	s.Target.PackageName = *app.AndroidPackageName
 	s.Target.Fingerprints = app.AndroidSHA256Fingerprints
-	return []assetLink{s}
+	return []assetLink{s}, nil
 }

@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,13 +18,17 @@ import (
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/web"
 )
 
 // linkDomainCSP is the Content-Security-Policy of every link-domain
-// response, written out: a change of it, or of the password form's style
-// whose hash it holds, shows here.
-const linkDomainCSP = "default-src 'none'; style-src 'sha256-cm5vtrFLKmxO+fFMnwRhXtN+g9Air48uJy+DuJepm4o='; " +
-	"base-uri 'none'; frame-ancestors 'none'"
+// response, written out but for the hash of the pages' one stylesheet
+// (package web): a change of a directive shows here.
+var linkDomainCSP = func() string {
+	sum := sha256.Sum256([]byte(web.Stylesheet()))
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; " +
+		"img-src data:; base-uri 'none'; frame-ancestors 'none'"
+}()
 
 // assertSecurityHeaders asserts the security headers of a link-domain
 // response, each once and with its exact value.

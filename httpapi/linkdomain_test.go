@@ -535,6 +535,33 @@ func TestLinkDomainAssociationFiles(t *testing.T) {
 			}
 		})
 
+		t.Run("a missing field is named in a JSON 404, whatever Accept says", func(t *testing.T) {
+			_, err := h.apps.Update(context.Background(), principalOf(gamma), bare.ID, linking.AppInput{
+				IOSBundleID: apitype.Some("com.example.bare"),
+			})
+			require.NoError(t, err)
+			for _, tt := range []struct {
+				path, accept string
+				missing      []any
+			}{
+				{httpapi.AASAPath, "text/html,application/xhtml+xml,*/*;q=0.8", []any{"ios_team_id"}},
+				{httpapi.AASAPath, "", []any{"ios_team_id"}},
+				{httpapi.AssetLinksPath, "text/html", []any{"android_package_name", "android_sha256_fingerprints"}},
+			} {
+				resp := h.visit(t, visit{host: bare.LinkDomain, path: tt.path, accept: tt.accept})
+				e := assertError(t, resp, http.StatusNotFound, errcode.NotFound)
+				assert.Contains(t, e.Error.Message, tt.missing[0].(string), "the message names the field")
+				var raw struct {
+					Error struct {
+						Details map[string]any `json:"details"`
+					} `json:"error"`
+				}
+				resp.decode(t, &raw)
+				assert.Equal(t, tt.missing, raw.Error.Details["missing_fields"])
+				assert.Equal(t, "no-store", resp.header.Get("Cache-Control"))
+			}
+		})
+
 		t.Run("an app that gains the fields serves them at once", func(t *testing.T) {
 			_, err := h.apps.Update(context.Background(), principalOf(gamma), bare.ID, linking.AppInput{
 				AndroidPackageName:        apitype.Some("com.example.bare"),

@@ -9,7 +9,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"html/template"
 	"net/http"
 	"net/netip"
 	"runtime"
@@ -24,6 +23,7 @@ import (
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/secretkey"
+	"github.com/hoplink/hoplink/web"
 )
 
 // Password-protected links (SPEC.md, Redirect behaviour on link domains).
@@ -104,41 +104,6 @@ func newPasswordGate(opts LinkDomainOptions, clock func() time.Time) passwordGat
 	}
 	return g
 }
-
-// passwordFormData fills passwordPage.
-type passwordFormData struct {
-	// Action is the form's target: the short URL's path and query, so that
-	// the visitor's query string reaches params after the password.
-	Action string
-	Token  string
-	Error  string
-}
-
-// passwordStyle is the form page's only style; LinkDomainCSP allows it by
-// its hash.
-const passwordStyle = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem}` +
-	`label,input,button{display:block;font:inherit;margin:.5rem 0}input{width:100%;box-sizing:border-box;padding:.4rem}` +
-	`.error{color:#b00020}`
-
-var passwordPage = template.Must(template.New("password").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="robots" content="noindex">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Password required</title>
-<style>` + passwordStyle + `</style>
-</head><body>
-<h1>This link is password protected</h1>
-{{- with .Error}}
-<p class="error" role="alert">{{.}}</p>
-{{- end}}
-<form method="post" action="{{.Action}}">
-<input type="hidden" name="` + PasswordCSRFField + `" value="{{.Token}}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" required autofocus autocomplete="current-password">
-<button type="submit">Continue</button>
-</form>
-</body></html>
-`))
 
 // Messages of the password form.
 const (
@@ -245,7 +210,7 @@ func (h *LinkDomain) showPasswordForm(w http.ResponseWriter, r *http.Request, st
 	// The security headers are set for every response (securityHeaders);
 	// the form's page alone sends no referrer.
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	h.page(w, r, status, passwordPage, passwordFormData{Action: action, Token: token, Error: msg})
+	h.page(w, r, status, web.PagePassword, web.PasswordView{Frame: web.Frame{Error: msg}, Action: action, Token: token})
 }
 
 // allowAttempt counts one password attempt for link from ip. It returns

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/web/webtest"
 )
 
 // chromiumNames are the executables the browser test looks for in PATH,
@@ -108,7 +109,8 @@ func TestBrowserLinkPassword(t *testing.T) {
 	require.NoError(t, err)
 	short := "http://" + linkDomain + ":" + srv.Port() + "/secret"
 
-	browser := startChromium(t, bin, 30*time.Second, "MAP "+linkDomain+" 127.0.0.1")
+	axe, _ := webtest.Axe()
+	browser := startChromium(t, bin, 60*time.Second, "MAP "+linkDomain+" 127.0.0.1")
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 15*time.Second)
 	}
@@ -134,6 +136,7 @@ func TestBrowserLinkPassword(t *testing.T) {
 		assert.Equal(t, "Password required", title)
 		assert.Equal(t, short, location)
 		assert.Zero(t, arrivals.Load(), "no destination before the password")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
 	}))
 
 	require.True(t, t.Run("typing the password and submitting lands on the destination", func(t *testing.T) {
@@ -150,6 +153,18 @@ func TestBrowserLinkPassword(t *testing.T) {
 		assert.Equal(t, int32(1), arrivals.Load())
 		assert.Equal(t, 1, h.eventCount(), "one click for the redirect after the password")
 	}))
+
+	t.Run("a link-domain 404 page fits a phone", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Navigate("http://"+linkDomain+":"+srv.Port()+"/no-such-link"),
+			chromedp.WaitReady(chromedp.CSS("main")),
+		))
+		title, _ := page(t, ctx)
+		assert.Equal(t, "Link not found", title)
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+	})
 
 	t.Run("the cookie opens the short URL again without the form", func(t *testing.T) {
 		ctx, cancel := step()

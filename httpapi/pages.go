@@ -41,7 +41,8 @@ type PagesOptions struct {
 // Pages is the handler of a service host that serves pages but not the
 // REST API: /healthz, /readyz, the sign-in and account pages (/login,
 // /logout, /account, /account/2fa) and extra routes, answering every other
-// path, /v1 included, with 404 NOT_FOUND. It builds no /v1 resource and
+// path, /v1 included, with 404 NOT_FOUND (but a browser's GET of "/", sent
+// to /login). It builds no /v1 resource and
 // needs no API service; hoplink-auth serves it.
 type Pages struct {
 	a *API

@@ -263,6 +263,12 @@ func (a *API) errors(h bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 }
 
 func (a *API) notFound(w http.ResponseWriter, req bunrouter.Request) error {
+	if a.browserAtRoot(req.Request) {
+		// A person who typed the service's address: the sign-in page, which
+		// sends a signed-in browser on to its account.
+		seeOther(w, "/login")
+		return nil
+	}
 	if a.anonymousLimit(w, req.Request) {
 		writeError(w, req.Request, a.log, errNotFound, "")
 	}
@@ -288,4 +294,19 @@ func (a *API) anonymousLimit(w http.ResponseWriter, r *http.Request) bool {
 func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request, allow []string) {
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	writeError(w, r, nil, errMethodNotAllowed, "")
+}
+
+// browserAtRoot reports whether r is a browser's GET or HEAD of "/" on a
+// service host that serves the sign-in pages. A browser lists text/html in
+// Accept (and does not rank JSON above it); API clients, which do not,
+// keep the JSON 404 of every unknown path.
+func (a *API) browserAtRoot(r *http.Request) bool {
+	if r.URL.Path != "/" || r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if a.opts.AccountPages == nil || a.opts.Accounts == nil {
+		return false
+	}
+	accept := r.Header.Get("Accept")
+	return strings.Contains(strings.ToLower(accept), "text/html") && !prefersJSON(accept)
 }

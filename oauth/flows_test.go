@@ -162,8 +162,17 @@ func TestConsentPage(t *testing.T) {
 	assert.Contains(t, page.body, `value="`+o.ID.String()+`"`)
 	assert.Contains(t, page.body, `name="decision" value="allow"`)
 	assert.Contains(t, page.body, `name="decision" value="deny"`)
-	assert.Contains(t, page.body, "<li><code>apps:write</code></li>", "an admin of Other may grant apps:write")
-	assert.NotContains(t, page.body, "<li><code>org:delete</code></li>", "no role of the user allows org:delete")
+	granted := between(t, page.body, `<ul class="permissions" id="permissions"`, `</ul>`)
+	assert.Contains(t, granted, `<li data-scope="apps:write">Create, change and delete apps <span class="destructive">(can change or delete data)</span>`,
+		"an admin of Other may grant apps:write, in plain words and flagged")
+	assert.Contains(t, granted, `<li data-scope="links:read">See your links and their settings <code`, "a read scope is not flagged")
+	assert.NotContains(t, granted, "org:delete", "no role of the user allows org:delete")
+	assert.Contains(t, between(t, page.body, `<ul class="permissions" id="withheld">`, `</ul>`), `data-scope="org:delete"`,
+		"the page says what the role withholds")
+	assert.Contains(t, page.body, `id="unverified"`, "the client's name is its own: the page says it is unverified")
+	assert.Contains(t, page.body, `<strong class="mono" id="redirect-host">127.0.0.1:40000</strong>`, "where the answer goes")
+	assert.Contains(t, page.body, `value="allow" id="allow" class="primary"`, "Allow is the primary action")
+	assert.NotContains(t, page.body, `value="deny" id="deny" class="primary"`)
 
 	form := hiddenFields(page.body)
 	t.Run("the form needs its CSRF token", func(t *testing.T) {
@@ -372,6 +381,10 @@ func TestTokenEndpoint(t *testing.T) {
 			page := b.get("/account/connections")
 			require.Equal(t, http.StatusOK, page.status)
 			assert.Contains(t, page.body, "All my organizations")
+			// Two consents of one client name differ by organization,
+			// permissions, time and where the answers go.
+			assert.Contains(t, page.body, `<td data-label="Answers go to">127.0.0.1:40000</td>`, "the redirect host")
+			assert.Contains(t, page.body, `<td data-label="Connected">`)
 			csrf := hiddenFields(page.body).Get("csrf_token")
 
 			forged := b.post("/account/connections/revoke", url.Values{"csrf_token": {"forged"}, "id": {g.ConnectionID.String()}})
@@ -519,4 +532,40 @@ func TestOnlyTokenSignaturesAreStored(t *testing.T) {
 			assert.NotContains(t, stored, secret, name)
 		}
 	})
+}
+
+// between returns the part of s from the first start to the end that
+// follows it.
+func between(t *testing.T, s, start, end string) string {
+	t.Helper()
+	i := strings.Index(s, start)
+	require.GreaterOrEqual(t, i, 0, "%q in the page", start)
+	j := strings.Index(s[i:], end)
+	require.GreaterOrEqual(t, j, 0, "%q after %q", end, start)
+	return s[i : i+j]
+}
+
+// TestPageErrorIsAPage proves that an unexpected error on the pages (here
+// the database gone) is a page in the layout, with the pages' headers,
+// saying what happened: not a bare text answer.
+func TestPageErrorIsAPage(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	h := newHarness(t, s)
+	user, _ := h.member(t, "Acme", auth.RoleOwner)
+	b := h.browser(t)
+	login, err := url.Parse(h.public + "/login?return_to=%2Faccount%2Fconnections")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSeeOther, b.signIn(login, user.Email).status)
+	require.Equal(t, http.StatusOK, b.get("/account/connections").status)
+
+	require.NoError(t, s.Close())
+	page := b.get("/account/connections")
+	assert.Equal(t, http.StatusInternalServerError, page.status)
+	assert.Equal(t, "text/html; charset=utf-8", page.header.Get("Content-Type"))
+	assert.Contains(t, page.body, `<p class="error" role="alert" id="error">Something went wrong on our side. Please try again.</p>`)
+	assert.Contains(t, page.body, `<meta name="viewport"`)
+	assert.Equal(t, "DENY", page.header.Get("X-Frame-Options"))
+	assert.Equal(t, "no-store", page.header.Get("Cache-Control"))
+	assert.NotEmpty(t, page.header.Get("Content-Security-Policy"))
 }

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/ory/fosite"
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/web"
 )
 
 // maxFormBytes bounds the form bodies of the OAuth endpoints.
@@ -171,7 +174,8 @@ func (s *Server) showConnections(w http.ResponseWriter, r *http.Request, status 
 	for _, m := range members {
 		names[m.OrgID] = m.OrgName
 	}
-	rows := make([]connectionRow, 0, len(conns))
+	v := &web.ConnectionsView{Frame: web.Frame{Title: "Connected applications", Error: msg}}
+	hosts := map[string]string{}
 	for _, c := range conns {
 		orgs := "All my organizations"
 		if c.OrgID != nil {
@@ -184,11 +188,42 @@ func (s *Server) showConnections(w http.ResponseWriter, r *http.Request, status 
 		if client == "" {
 			client = c.ClientID
 		}
+		redirects, ok := hosts[c.ClientID]
+		if !ok {
+			redirects = s.redirectHosts(ctx, c.ClientID)
+			hosts[c.ClientID] = redirects
+		}
 		created := c.CreatedAt
-		rows = append(rows, connectionRow{ID: c.ID, Client: client, Orgs: orgs, Scopes: joinScopes(c.Scopes),
+		v.Connections = append(v.Connections, web.Connection{ID: c.ID.String(), Client: client, Orgs: orgs,
+			Scopes: joinScopes(c.Scopes), RedirectHosts: redirects,
 			Created: formatTime(&created), LastUsed: formatTime(c.LastUsedAt)})
 	}
-	s.render(w, r, status, pageData{Page: "connections", Title: "Connected applications", Error: msg, Connections: rows})
+	s.render(w, r, status, web.PageConnections, v, func(token string) { v.CSRF = token })
+}
+
+// redirectHosts names where the answers of client clientID go: the hosts of
+// its redirect URIs (a private-use scheme where there is no host), "" when
+// the client is gone.
+func (s *Server) redirectHosts(ctx context.Context, clientID string) string {
+	c, err := s.store.GetClient(ctx, clientID)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, raw := range c.GetRedirectURIs() {
+		u, err := url.Parse(raw)
+		if err != nil {
+			continue
+		}
+		h := u.Host
+		if h == "" {
+			h = u.Scheme + ":"
+		}
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // revokeConnection answers POST /account/connections/revoke (fields

@@ -1,0 +1,86 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/web"
+	"github.com/hoplink/hoplink/web/webtest"
+)
+
+// policyOf is the policy each page is served under in Hoplink.
+func policyOf(page string) web.Policy {
+	switch page {
+	case web.PagePassword, web.PageLinkError, web.PagePreview:
+		return web.LinkDomainPolicy
+	case web.PageConsent, web.PageConnections:
+		return web.OAuthPolicy
+	}
+	return web.AccountPolicy
+}
+
+// TestBrowserPagesFitAPhoneAndPassAxe renders every page, in each state
+// that looks different and with strings that cannot break, in headless
+// Chromium under its real headers at a desktop's 1280x900 and a phone's
+// 390x844, and checks that it has the viewport tag, that nothing is wider
+// than the window, that the stylesheet applied (the CSP let it through),
+// and that axe-core finds no serious or critical violation (webtest), in
+// the light and the dark color scheme (axe checks the contrast of both).
+func TestBrowserPagesFitAPhoneAndPassAxe(t *testing.T) {
+	bin := webtest.FindChromium()
+	if bin == "" {
+		t.Skip(webtest.SkipNoChromium)
+	}
+	axe := webtest.AxeSource(t)
+
+	all := samples()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/page/"))
+		if err != nil || i < 0 || i >= len(all) {
+			http.NotFound(w, r)
+			return
+		}
+		web.SetHeaders(w.Header(), policyOf(all[i].page))
+		if err := web.Render(w, r, http.StatusOK, all[i].page, all[i].view); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(srv.Close)
+
+	browser := webtest.StartChromium(t, bin, 3*time.Minute)
+	for _, size := range webtest.Sizes {
+		for _, scheme := range []string{"light", "dark"} {
+			for i, s := range all {
+				t.Run(size.Name+"/"+scheme+"/"+s.name, func(t *testing.T) {
+					checkSample(t, browser, size, scheme, srv.URL, i, axe)
+				})
+			}
+		}
+	}
+}
+
+// checkSample checks sample i, served by base, at size in scheme.
+func checkSample(t *testing.T, browser context.Context, size webtest.Size, scheme, base string, i int, axe string) {
+	ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+	defer cancel()
+	require.NoError(t, chromedp.Do(ctx,
+		webtest.ColorScheme(scheme),
+		webtest.Emulate(size),
+		chromedp.Navigate(fmt.Sprintf("%s/page/%d", base, i)),
+		chromedp.WaitReady(chromedp.CSS("main")),
+	))
+	width, err := chromedp.Run(ctx, chromedp.Evaluate[string](`getComputedStyle(document.body).maxWidth`))
+	require.NoError(t, err)
+	assert.Equal(t, "640px", width, "the stylesheet applies under the CSP")
+	webtest.CheckPage(t, ctx, size, axe)
+}

@@ -1,0 +1,97 @@
+package web_test
+
+import (
+	"html/template"
+	"strings"
+
+	"github.com/hoplink/hoplink/web"
+)
+
+// sample is one page with a view that fills it, long strings included, so
+// that a test sees the page as a person would at its worst.
+type sample struct {
+	name string
+	page string
+	view any
+}
+
+// longEmail, longHost and longURL are the kind of strings that push a page
+// wider than a phone when they do not wrap.
+var (
+	longEmail = "a.very.long.name.of.someone.who.works.at@an-organization-with-a-long-domain.example.com"
+	longURL   = "https://www.example.com/a/rather/long/path/that/goes/on/and/on/with-no-spaces-at-all-anywhere?utm_source=newsletter&utm_campaign=winter-sale-2026"
+	// unbroken has no place where a line may break.
+	unbroken = "clientcallbackhostwithaverylongnamethatcannotbreakanywhereatall1234567890"
+	uaChrome = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+	csrf     = "AAAAAHDb2IqneB_VJN6Py0lDUTb21l4lViia6XoAgo6TYwh5swKaqw"
+	// A 1x1 PNG stands for the QR code.
+	pngDot = template.URL("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
+)
+
+func invitation(mismatch bool) *web.Invitation {
+	inv := &web.Invitation{Token: "WsCRLxwa9jrtw40pO3vyTAEOTiLSbyISKRosTMNSAPQ", OrgName: "Acme Corporation International",
+		Role: "admin", Email: longEmail, Path: "/invitations/WsCRLxwa9jrtw40pO3vyTAEOTiLSbyISKRosTMNSAPQ",
+		LoginURL: "/login?return_to=%2Finvitations%2FWsCRLxwa9jrtw40pO3vyTAEOTiLSbyISKRosTMNSAPQ"}
+	if mismatch {
+		inv.SignedInAs, inv.Mismatch = "someone.else@example.com", true
+	}
+	return inv
+}
+
+// samples has every page, and the states of a page that look different.
+func samples() []sample {
+	sessions := []web.Session{
+		{ID: "01a21481-d947-730a-9d0d-89f7fee3951a", Browser: "Chrome on Linux", UserAgent: uaChrome, IP: "2001:db8:85a3::8a2e:370:7334",
+			Created: "Tue, 01 Jan 2030 00:00:10 UTC", LastSeen: "Tue, 01 Jan 2030 00:00:10 UTC", Current: true},
+		{ID: "01a21481-d947-730a-9d0d-89f7fee3951b", Browser: "Safari on iOS", UserAgent: "Mozilla/5.0 (iPhone)", IP: "198.51.100.62",
+			Created: "Mon, 31 Dec 2029 09:15:00 UTC", LastSeen: "Mon, 31 Dec 2029 23:59:59 UTC"},
+	}
+	secret := "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+	return []sample{
+		{"sign-in", web.PageLogin, web.AccountView{Frame: web.Frame{Title: "Sign in", Error: "The email or password is incorrect."},
+			CSRF: csrf, ReturnTo: "/account", Email: longEmail}},
+		{"second step", web.PageOTP, web.AccountView{Frame: web.Frame{Title: "Two-factor authentication"}, CSRF: csrf, Pending: "p"}},
+		{"account", web.PageAccount, web.AccountView{Frame: web.Frame{Title: "Your account", Notice: "You joined Acme as admin."},
+			CSRF: csrf, Email: longEmail, Connections: true, APIDescription: true, Sessions: sessions,
+			Memberships: []web.Membership{{Name: "Acme Corporation International Holdings", Role: "owner"}, {Name: "Beta", Role: "member"}}}},
+		{"two-factor enrolment", web.PageTwoFactorEnrol, web.AccountView{Frame: web.Frame{Title: "Two-factor authentication"},
+			CSRF: csrf, Email: longEmail, Secret: secret, QR: pngDot,
+			URI: template.URL("otpauth://totp/Hoplink:" + strings.ReplaceAll(longEmail, "@", "%40") + "?secret=" + secret + "&issuer=Hoplink")}},
+		{"backup codes", web.PageTwoFactorCodes, web.AccountView{Frame: web.Frame{Title: "Your backup codes"}, ReturnTo: "/account",
+			BackupCodes: []string{"abcd-efgh", "ijkl-mnop", "qrst-uvwx", "yz23-4567", "abcd-2345", "efgh-6789", "ijkl-mnop", "qrst-uvwx", "yz23-4567", "abcd-2345"}}},
+		{"two-factor on", web.PageTwoFactorManage, web.AccountView{Frame: web.Frame{Title: "Two-factor authentication"}, CSRF: csrf,
+			Email: longEmail, TwoFactorEnabled: true}},
+		{"message", web.PageMessage, web.MessageView{Frame: web.Frame{Title: "Backup codes shown already",
+			Error: "Your backup codes were shown once, when you turned on two-factor authentication."},
+			Text: "Sign in with a code from your app: " + unbroken, Link: "/account", LinkText: "Back to your account"}},
+		{"invitation, signed out", web.PageInvitation, web.AccountView{Frame: web.Frame{Title: "Join Acme Corporation International"},
+			CSRF: csrf, Invitation: invitation(false)}},
+		{"invitation, signed in", web.PageInvitation, web.AccountView{Frame: web.Frame{Title: "Join Acme"}, CSRF: csrf,
+			Invitation: func() *web.Invitation { i := invitation(false); i.SignedInAs = i.Email; return i }()}},
+		{"invitation, another user", web.PageInvitation, web.AccountView{Frame: web.Frame{Title: "Join Acme",
+			Error: "This invitation is for " + longEmail + ", and you are signed in as someone.else@example.com."},
+			CSRF: csrf, Invitation: invitation(true)}},
+		{"invitation expired", web.PageInvitationClosed, web.AccountView{Frame: web.Frame{Title: "Invitation expired",
+			Error: "This invitation has expired: invitations are valid for 7 days."}, Invitation: &web.Invitation{OrgName: "Acme"}}},
+		{"password form", web.PagePassword, web.PasswordView{Frame: web.Frame{Error: "That password is not correct."},
+			Action: "/summer-sale?utm_source=newsletter", Token: csrf}},
+		{"link not found", web.PageLinkError, web.LinkErrorView{Frame: web.Frame{Title: "Link not found"}, Text: "There is no link at this address."}},
+		{"link expired", web.PageLinkError, web.LinkErrorView{Frame: web.Frame{Title: "Link expired"}, Text: "This link has expired."}},
+		{"bot preview", web.PagePreview, web.PreviewView{Frame: web.Frame{Title: "Winter sale: everything must go"},
+			Description: "Forty per cent off every item until Sunday.", Image: "https://cdn.example.com/og.png", URL: longURL, Card: "summary_large_image"}},
+		{"consent", web.PageConsent, web.ConsentView{Frame: web.Frame{Title: "Connect Claude Desktop with a Long Self-Chosen Name"},
+			CSRF: csrf, ClientName: "Claude Desktop with a Long Self-Chosen Name", RedirectHost: unbroken + ".example.com:40000",
+			Email: longEmail, Hidden: [][2]string{{"client_id", "c"}, {"state", "s"}},
+			Orgs:        []web.Option{{Value: "1", Label: "Acme Corporation International Holdings (owner)"}, {Value: "all", Label: "All my organizations"}},
+			Permissions: web.DescribeScopes([]string{"links:read", "links:write", "apps:read", "analytics:read"}),
+			Withheld:    web.DescribeScopes([]string{"org:delete"})}},
+		{"connections", web.PageConnections, web.ConnectionsView{Frame: web.Frame{Title: "Connected applications"}, CSRF: csrf,
+			Connections: []web.Connection{
+				{ID: "1", Client: "Claude Desktop", Orgs: "All my organizations", Scopes: "links:read, links:write, apps:read, analytics:read",
+					RedirectHosts: "127.0.0.1:40000", Created: "2030-01-01 00:00 UTC", LastUsed: "never"},
+				{ID: "2", Client: "Claude" + unbroken, Orgs: "Acme Corporation International Holdings", Scopes: "links:read",
+					RedirectHosts: "cursor:", Created: "2030-01-02 10:30 UTC", LastUsed: "2030-01-03 08:00 UTC"},
+			}}},
+		{"no connections", web.PageConnections, web.ConnectionsView{Frame: web.Frame{Title: "Connected applications"}, CSRF: csrf}},
+	}
+}

@@ -1,0 +1,198 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed style.css
+var stylesheet string
+
+// Stylesheet is the pages' one stylesheet, inlined in every page's style
+// element and allowed by its hash (CSP).
+func Stylesheet() string { return stylesheet }
+
+// pages holds one template per page: the layout with that page's blocks.
+var pages = func() map[string]*template.Template {
+	funcs := template.FuncMap{
+		// The stylesheet is ours and fixed: safe as CSS.
+		"stylesheet": func() template.CSS { return template.CSS(stylesheet) },
+	}
+	base := template.Must(template.New("base").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html"))
+	names, err := fs.Glob(templateFiles, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	out := make(map[string]*template.Template, len(names))
+	for _, n := range names {
+		name := strings.TrimSuffix(path.Base(n), ".html")
+		if name == "layout" {
+			continue
+		}
+		t := template.Must(base.Clone())
+		out[name] = template.Must(t.ParseFS(templateFiles, n))
+	}
+	return out
+}()
+
+// Page names, one per file in templates/.
+const (
+	PageLogin            = "login"
+	PageOTP              = "otp"
+	PageAccount          = "account"
+	PageTwoFactorEnrol   = "2fa-enrol"
+	PageTwoFactorCodes   = "2fa-codes"
+	PageTwoFactorManage  = "2fa-manage"
+	PageMessage          = "message"
+	PageInvitation       = "invitation"
+	PageInvitationClosed = "invitation-closed"
+	PagePassword         = "password"
+	PageLinkError        = "link-error"
+	PagePreview          = "preview"
+	PageConsent          = "consent"
+	PageConnections      = "connections"
+)
+
+// Pages returns the names of every page Render knows, sorted.
+func Pages() []string {
+	out := make([]string, 0, len(pages))
+	for n := range pages {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Execute renders page name with view into a buffer. The view is the
+// page's view type (AccountView for the account pages, PasswordView for
+// the password form, and so on).
+func Execute(name string, view any) ([]byte, error) {
+	t, ok := pages[name]
+	if !ok {
+		return nil, fmt.Errorf("web: no page %q", name)
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "layout", view); err != nil {
+		return nil, fmt.Errorf("web: rendering %s: %w", name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// htmlType is the pages' Content-Type.
+var htmlType = []string{"text/html; charset=utf-8"}
+
+// Render writes page name with view and status: Content-Type and
+// Content-Length, and no body for HEAD. It sets no security header:
+// SetHeaders does, for every response of a host that shows pages, page or
+// not. An error (an unknown page, or a view that lacks a field the page
+// reads) writes nothing, so that the caller can answer otherwise.
+func Render(w http.ResponseWriter, r *http.Request, status int, name string, view any) error {
+	b, err := Execute(name, view)
+	if err != nil {
+		return err
+	}
+	hd := w.Header()
+	hd["Content-Type"] = htmlType
+	hd.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(b)
+	}
+	return nil
+}
+
+// Policy is what differs between the security headers of the hosts that
+// show pages.
+type Policy struct {
+	// SameOriginForms adds form-action 'self' to the CSP. Leave it off where
+	// a form's answer redirects to another origin (the link password form,
+	// the OAuth consent): Chrome and Safari apply form-action to every
+	// redirect after a submission (w3c/webappsec-csp#8).
+	SameOriginForms bool
+	// ReferrerSameOrigin sets Referrer-Policy: same-origin (not
+	// no-referrer: with it, browsers send "Origin: null" on the pages' own
+	// form posts, which a CSRF check refuses). If false, Referrer-Policy is
+	// left to the caller.
+	ReferrerSameOrigin bool
+	// NoStore sets Cache-Control: no-store.
+	NoStore bool
+}
+
+// Policies of Hoplink's hosts.
+var (
+	// AccountPolicy is the sign-in, account and invitation pages'.
+	AccountPolicy = Policy{SameOriginForms: true, ReferrerSameOrigin: true, NoStore: true}
+	// OAuthPolicy is the authorization endpoint's and the connections
+	// page's: the consent's answer redirects to the client.
+	OAuthPolicy = Policy{ReferrerSameOrigin: true, NoStore: true}
+	// LinkDomainPolicy is every link-domain response's: the password form's
+	// answer redirects to the destination, and redirects choose their own
+	// Referrer-Policy and caching.
+	LinkDomainPolicy = Policy{}
+)
+
+// styleHash is the CSP source of the stylesheet.
+var styleHash = func() string {
+	sum := sha256.Sum256([]byte(stylesheet))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+// CSP returns the Content-Security-Policy of p: no script at all, the one
+// stylesheet by its hash, images only from data: URLs (the QR code), no
+// framing and no base element; form-action 'self' when p.SameOriginForms.
+func (p Policy) CSP() string {
+	if p.SameOriginForms {
+		return cspForms[0]
+	}
+	return cspNoForms[0]
+}
+
+// Header values, allocated once: SetHeaders runs on the redirect hot path.
+var (
+	cspNoForms = []string{"default-src 'none'; style-src " + styleHash +
+		"; img-src data:; base-uri 'none'; frame-ancestors 'none'"}
+	cspForms = []string{"default-src 'none'; style-src " + styleHash +
+		"; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"}
+	noSniff    = []string{"nosniff"}
+	frameDeny  = []string{"DENY"}
+	sameOrigin = []string{"same-origin"}
+	noStore    = []string{"no-store"}
+)
+
+// SetHeaders sets the security headers of a response under p, in this one
+// place for every host that shows pages:
+//
+//   - Content-Security-Policy: p.CSP();
+//   - X-Content-Type-Options: nosniff, so that no browser runs or styles a
+//     body as anything but its Content-Type says;
+//   - X-Frame-Options: DENY, for browsers that do not know CSP's
+//     frame-ancestors;
+//   - Referrer-Policy: same-origin and Cache-Control: no-store, as p says.
+func SetHeaders(h http.Header, p Policy) {
+	if p.SameOriginForms {
+		h["Content-Security-Policy"] = cspForms
+	} else {
+		h["Content-Security-Policy"] = cspNoForms
+	}
+	h["X-Content-Type-Options"] = noSniff
+	h["X-Frame-Options"] = frameDeny
+	if p.ReferrerSameOrigin {
+		h["Referrer-Policy"] = sameOrigin
+	}
+	if p.NoStore {
+		h["Cache-Control"] = noStore
+	}
+}
