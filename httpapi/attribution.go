@@ -7,6 +7,7 @@ import (
 
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/strictjson"
 )
@@ -53,7 +54,13 @@ func (a *API) matchAttribution(w http.ResponseWriter, req bunrouter.Request) err
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	res, err := a.opts.Attribution.Match(req.Context(), attribution.MatchInput{
+	timeout := a.opts.MatchTimeout
+	if timeout == 0 {
+		timeout = 2 * dbdeadline.Default
+	}
+	ctx, cancel := dbdeadline.Context(req.Context(), timeout)
+	defer cancel()
+	res, err := a.opts.Attribution.Match(ctx, attribution.MatchInput{
 		OrgID:     p.OrgID,
 		KeyAppID:  p.AppID,
 		AppHeader: req.Header.Get(AppIDHeader),
@@ -62,7 +69,7 @@ func (a *API) matchAttribution(w http.ResponseWriter, req bunrouter.Request) err
 		At:        a.now(),
 	})
 	if err != nil {
-		return err
+		return dbdeadline.Err(ctx, err)
 	}
 	writeJSON(w, http.StatusOK, res)
 	return nil

@@ -68,6 +68,11 @@ type Options struct {
 	Clock func() time.Time
 	// Attribution serves POST /v1/attribution/match.
 	Attribution *attribution.Matcher
+	// MatchTimeout bounds the database work of one attribution match
+	// (several reads and the transaction that records the install): past
+	// it the request answers 503. If zero, twice dbdeadline.Default; a
+	// negative value sets no deadline.
+	MatchTimeout time.Duration
 	// Lists serves GET /v1/installs and GET /v1/attribution/attempts.
 	Lists *attribution.Lists
 	// Analytics serves GET /v1/analytics/timeseries and GET

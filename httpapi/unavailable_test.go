@@ -5,12 +5,16 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -90,5 +94,35 @@ func TestPostgresOutageAndRecovery(t *testing.T) {
 		require.Equal(t, http.StatusOK, resp.status, "round %d: the first request after the database returns succeeds: %s", round, resp.body)
 		assert.Equal(t, http.StatusOK, h.get(t, "", "/readyz").status, "round %d", round)
 		assert.Equal(t, http.StatusCreated, h.do(t, create).status, "round %d", round)
+	}
+}
+
+// stalledMatchStore is a store whose database stops answering the
+// attribution matcher: its reads wait until their context ends.
+type stalledMatchStore struct{ *store.Store }
+
+func (stalledMatchStore) MatchApps(ctx context.Context, _ uuid.UUID) ([]attribution.App, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// An attribution match whose database stalls answers 503 at the match's
+// deadline instead of hanging.
+func TestStalledAttributionMatchIs503(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	h := newAttrHarness(t, s, withAPI(func(h *harness, o *httpapi.Options) {
+		o.Attribution = attribution.NewMatcher(stalledMatchStore{h.store}, attribution.MatcherOptions{Clock: h.clock.Now})
+		o.MatchTimeout = 50 * time.Millisecond
+	}))
+	o, _ := h.linkOrg(t, "Acme")
+	sdk := h.sdkKey(t, o).raw
+	done := make(chan *response, 1)
+	go func() { done <- h.match(t, sdk, "", matchBody(uuid.New())) }()
+	select {
+	case resp := <-done:
+		assertUnavailable(t, resp)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the match hangs on a stalled database")
 	}
 }

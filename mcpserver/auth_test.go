@@ -315,3 +315,22 @@ func TestOrganizationResolution(t *testing.T) {
 		assert.Len(t, got["data"], 1)
 	})
 }
+
+// An access token checked against a database that stopped answering is
+// 503 at the check's deadline, not a hang and not a 401.
+func TestStalledTokenCheckIs503(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, storetest.SQLite(t))
+	o := h.newOrg(t, "Acme")
+	u := h.newUser(t)
+	h.addMember(t, o, u, auth.RoleMember)
+	token := h.grants.issue(u.ID, &o.ID, auth.ScopeLinksRead)
+	h.grants.mu.Lock()
+	h.grants.stalled[token] = true
+	h.grants.mu.Unlock()
+
+	resp, body := h.raw(t, http.MethodPost, callBody("list_links", `{}`), v0618(token))
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "body: %s", body)
+	assertEnvelope(t, body, errcode.ServiceUnavailable)
+	assert.NotEmpty(t, resp.Header.Get("Retry-After"))
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/clientip"
+	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/ratelimit"
@@ -77,7 +78,14 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.
 	if h.opts.Verifier == nil {
 		return refuse(errcode.New(errcode.Unauthorized, "invalid or expired access token"), invalid)
 	}
-	g, err := h.opts.Verifier.VerifyAccessToken(ctx, token, h.resource)
+	timeout := h.opts.VerifyTimeout
+	if timeout == 0 {
+		timeout = dbdeadline.Default
+	}
+	vctx, cancel := dbdeadline.Context(ctx, timeout)
+	g, err := h.opts.Verifier.VerifyAccessToken(vctx, token, h.resource)
+	err = dbdeadline.Err(vctx, err)
+	cancel()
 	if err != nil {
 		if errors.Is(err, auth.ErrInvalidToken) {
 			return refuse(errcode.New(errcode.Unauthorized, "invalid or expired access token"), invalid)

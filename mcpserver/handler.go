@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -59,6 +60,10 @@ type Options struct {
 	// Verifier checks OAuth access tokens. If nil, every OAuth token is
 	// refused as invalid_token.
 	Verifier auth.OAuthTokenVerifier
+	// VerifyTimeout bounds the database work of checking one access token:
+	// past it the request answers 503. If zero, dbdeadline.Default; a
+	// negative value sets no deadline.
+	VerifyTimeout time.Duration
 	// Memberships resolves an OAuth user's organizations and role on every
 	// call; required when Verifier is set.
 	Memberships Memberships

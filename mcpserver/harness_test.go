@@ -55,10 +55,18 @@ type grants struct {
 	tokens   map[string]*auth.OAuthGrant
 	resource string
 	checked  []string // the resources tokens were checked against
+	// stalled tokens are checked against a database that stopped
+	// answering: the check waits until its context ends.
+	stalled map[string]bool
 }
 
-func (g *grants) VerifyAccessToken(_ context.Context, token, resource string) (*auth.OAuthGrant, error) {
+func (g *grants) VerifyAccessToken(ctx context.Context, token, resource string) (*auth.OAuthGrant, error) {
 	g.mu.Lock()
+	if g.stalled[token] {
+		g.mu.Unlock()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	defer g.mu.Unlock()
 	g.checked = append(g.checked, resource)
 	gr, ok := g.tokens[token]
@@ -109,7 +117,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 		clock:   c,
 		keys:    auth.NewKeys(s, auth.KeysOptions{Forget: a, Clock: c.Now}),
 		orgs:    org.NewService(s, org.ServiceOptions{Forget: a, Clock: c.Now, HashPassword: testkit.HashPassword}),
-		grants:  &grants{tokens: map[string]*auth.OAuthGrant{}},
+		grants:  &grants{tokens: map[string]*auth.OAuthGrant{}, stalled: map[string]bool{}},
 		limiter: ratelimit.NewMemory(ratelimit.MemoryOptions{Clock: c.Now}),
 	}
 	h.links = linking.NewLinkService(s, s, s, linking.LinkServiceOptions{DefaultLinkDomain: linkDomain,
@@ -131,7 +139,8 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	})
 	h.grants.resource = publicURL + "/mcp"
 	h.mcp = mcpserver.New(mcpserver.Options{
-		PublicURL: publicURL, Authenticator: a, Verifier: h.grants, Memberships: storeMemberships{s},
+		PublicURL: publicURL, Authenticator: a, Verifier: h.grants, VerifyTimeout: 100 * time.Millisecond,
+		Memberships: storeMemberships{s},
 		Orgs: h.orgs, Links: h.links, Apps: apps, Lists: lists, Analytics: queries, Exports: h.exports,
 		Limiter: h.limiter, Logger: quiet,
 		ServiceHosts: []string{"127.0.0.1", "localhost"}, CORSOrigins: []string{corsOrigin},

@@ -58,7 +58,8 @@ type Config struct {
 	LogLevel  slog.Level
 	LogFormat string
 	// DBTimeout bounds every database call on a request's path (link and
-	// app lookups, key authentication, /readyz); past it the request is 503.
+	// app lookups, key authentication, OAuth token checks, /readyz; an
+	// attribution match gets twice it); past it the request is 503.
 	// Zero sets no deadline.
 	DBTimeout time.Duration
 	// StaleIfError is how long past its cache TTL a known link keeps

@@ -115,6 +115,7 @@ func NewMCP(d MCPDeps) *mcpserver.Handler {
 		PublicURL:      strings.TrimRight(d.Config.PublicURL.String(), "/"),
 		Authenticator:  d.Authenticator,
 		Verifier:       d.Verifier,
+		VerifyTimeout:  zeroDisables(d.Config.DBTimeout),
 		Memberships:    d.Accounts,
 		Orgs:           d.Orgs,
 		Links:          d.Links,

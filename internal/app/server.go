@@ -107,6 +107,7 @@ func NewAPI(d APIDeps) *httpapi.API {
 		Params:            params.Options{},
 		Clicks:            d.Clicks,
 		Attribution:       d.Matcher,
+		MatchTimeout:      2 * zeroDisables(d.Config.DBTimeout),
 		Lists:             d.Lists,
 		Analytics:         d.Queries,
 		Exports:           d.Exports,
