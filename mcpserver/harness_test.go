@@ -141,7 +141,7 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	h.mcp = mcpserver.New(mcpserver.Options{
 		PublicURL: publicURL, Authenticator: a, Verifier: h.grants, VerifyTimeout: 100 * time.Millisecond,
 		Memberships: storeMemberships{s},
-		Orgs: h.orgs, Links: h.links, Apps: apps, Lists: lists, Analytics: queries, Exports: h.exports,
+		Orgs:        h.orgs, Links: h.links, Apps: apps, Lists: lists, Analytics: queries, Exports: h.exports,
 		Limiter: h.limiter, Logger: quiet,
 		ServiceHosts: []string{"127.0.0.1", "localhost"}, CORSOrigins: []string{corsOrigin},
 	})
