@@ -15,7 +15,10 @@
 # rest, which shows the cost of writing click rows), VISITORS (desktop:
 # every request a desktop browser's; mixed: iPhone Safari, Android Chrome
 # and desktop Chrome in turn, a third each, which the link, an app's link,
-# sends to different places and records with different devices). Every request goes to
+# sends to different places and records with different devices), SPOOL_COMPARE
+# (unset: 1 also runs hoplink serve with --spool-dir off, clicks kept in
+# memory, on a fresh database after the main run, and prints what the
+# durable click spool costs in requests per second). Every request goes to
 # 127.0.0.1. wrk is installed from Debian when it is missing and this runs as
 # root; otherwise install it first. Not part of .ci/run: it takes about a
 # minute and its figures depend on the machine.
@@ -28,6 +31,8 @@ DURATION=${DURATION:-15s}
 WARMUP=${WARMUP:-3s}
 HOPLINK_PORT=${HOPLINK_PORT:-18080}
 MINIMAL_PORT=${MINIMAL_PORT:-18081}
+NOSPOOL_PORT=${NOSPOOL_PORT:-18082}
+SPOOL_COMPARE=${SPOOL_COMPARE:-}
 PLAN=${PLAN:-scale}
 VISITORS=${VISITORS:-desktop}
 case "$VISITORS" in desktop|mixed) ;; *) echo "redirect-load: VISITORS must be desktop or mixed" >&2; exit 1 ;; esac
@@ -54,9 +59,10 @@ command -v curl >/dev/null 2>&1 || die "curl is not installed"
 tmp=$(mktemp -d)
 hoplink_pid=
 minimal_pid=
+nospool_pid=
 cleanup() {
   # Only the processes this script started, by their ids.
-  for pid in $hoplink_pid $minimal_pid; do
+  for pid in $hoplink_pid $minimal_pid $nospool_pid; do
     kill "$pid" 2>/dev/null || true
   done
   wait 2>/dev/null || true
@@ -241,6 +247,48 @@ if grep -Eq 'level=(WARN|ERROR)' "$tmp/serve.log"; then
   echo
   grep -E 'level=(WARN|ERROR)' "$tmp/serve.log" | head -n 20 | sed 's/^/    /'
   echo
+fi
+if [ -n "$SPOOL_COMPARE" ]; then
+  # The same server on a fresh database with the spool off: clicks wait in
+  # memory, as before the spool (issue 16), with the same batch writer.
+  db2="$tmp/nospool.db"
+  "$tmp/hoplink" org create --db "$db2" --name Bench --plan "$PLAN" --json >"$tmp/org2.json"
+  key2=$(jfield raw_key "$tmp/org2.json")
+  log "starting hoplink serve --spool-dir off on 127.0.0.1:$NOSPOOL_PORT"
+  "$tmp/hoplink" serve --db "$db2" --addr "127.0.0.1:$NOSPOOL_PORT" --no-bootstrap --spool-dir off >"$tmp/serve2.log" 2>&1 &
+  nospool_pid=$!
+  wait_http "http://127.0.0.1:$NOSPOOL_PORT/healthz"
+  api2() { curl -fsS --max-time 10 -H "Host: localhost" -H "Authorization: Bearer $key2" \
+    -H 'Content-Type: application/json' -d "$2" -o "$3" "http://127.0.0.1:$NOSPOOL_PORT$1"; }
+  api2 /v1/apps '{"name":"Bench"}' "$tmp/app2.json"
+  app2_id=$(jfirst id "$tmp/app2.json")
+  api2 /v1/links '{"destination_url":"https://shop.example/p?id=1","slug":"'"$SLUG"'","app_id":"'"$app2_id"'","utm_source":"newsletter","utm_campaign":"spring"}' "$tmp/link2.json"
+  [ "$(jfirst domain "$tmp/link2.json")" = "$domain" ] || die "the second server's link is not on $domain"
+  log "hoplink --spool-dir off: warm-up ($WARMUP), then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
+  run nospool-warmup "$NOSPOOL_PORT" "$WARMUP"
+  run nospool "$NOSPOOL_PORT" "$DURATION"
+  kill -TERM "$nospool_pid"; wait "$nospool_pid" 2>/dev/null || true; nospool_pid=
+  [ "$(field nospool status_errors)" = 0 ] || { cat "$tmp/nospool.txt" >&2; die "the no-spool run saw answers other than 2xx or 3xx"; }
+  "$tmp/clickcount" -db "$db2" >"$tmp/clicks2.json"
+  rows2=$(sed -n 's/.*"clicks":\([0-9]*\).*/\1/p' "$tmp/clicks2.json")
+  counted2=$(sed -n 's/.*"counted":\([0-9]*\).*/\1/p' "$tmp/clicks2.json")
+  awk -v s_req="$(field hoplink requests)" -v s_dur="$(field hoplink duration_us)" -v s_p99="$(field hoplink p99_us)" \
+    -v n_req="$(field nospool requests)" -v n_dur="$(field nospool duration_us)" -v n_p99="$(field nospool p99_us)" \
+    -v s_rows="$rows" -v s_counted="$counted" -v n_rows="$rows2" -v n_counted="$counted2" '
+  BEGIN {
+    s_rps = s_req / (s_dur / 1e6); n_rps = n_req / (n_dur / 1e6); cost = 1 - s_rps / n_rps
+    print ""
+    print "## What the click spool costs"
+    print ""
+    print "| server | requests/s | p99 | clicks stored / counted |"
+    print "|---|---|---|---|"
+    printf "| hoplink serve, spool on (the default) | %.0f | %.2f ms | %d / %d |\n", s_rps, s_p99 / 1000, s_rows, s_counted
+    printf "| hoplink serve --spool-dir off | %.0f | %.2f ms | %d / %d |\n", n_rps, n_p99 / 1000, n_rows, n_counted
+    print ""
+    printf "The spool costs %.1f%% of the requests per second (target: at most 5%%): %s\n", cost * 100, (cost <= 0.05 ? "met" : "not met")
+    if (n_rows < n_counted)
+      print "Not comparable: without the spool, clicks that found the memory buffer full were counted without being stored, which costs the writer less."
+  }'
 fi
 if [ "$counted" -lt "$seen" ]; then
   echo "LOST: $((seen - counted)) clicks of redirects the clients received were neither written nor counted."

@@ -127,7 +127,8 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "how long past its cache lifetime a known link keeps redirecting while the database cannot be reached; 0 disables"},
 		&cli.StringFlag{Name: "spool-dir", EnvVars: []string{"HOPLINK_SPOOL_DIR"},
 			Usage: "directory of the durable click spool, one per process; default hoplink.spool beside a SQLite database, " +
-				"<user cache dir>/hoplink/<binary>.spool with PostgreSQL, none (clicks in memory) with :memory:"},
+				"<user cache dir>/hoplink/<binary>.spool with PostgreSQL, none (clicks in memory) with :memory:; " +
+				"off keeps clicks in memory (a crash loses them)"},
 		&cli.Int64Flag{Name: "spool-max-bytes", Value: analytics.DefaultSpoolMaxBytes, EnvVars: []string{"HOPLINK_SPOOL_MAX_BYTES"},
 			Usage: "bound of the click spool on disk; past it clicks are counted but not stored"},
 		&cli.StringFlag{Name: "cors-origins", EnvVars: []string{"HOPLINK_CORS_ORIGINS"},
@@ -245,6 +246,9 @@ func ParseCORSOrigins(v string) ([]string, error) {
 	return out, nil
 }
 
+// SpoolOff is the --spool-dir that turns the click spool off.
+const SpoolOff = "off"
+
 // SpoolPath returns the click spool directory of the binary name on the
 // database db: flag when set; else hoplink.spool beside a SQLite database
 // file; "" for an in-memory database (its clicks die with it, so they are
@@ -252,9 +256,12 @@ func ParseCORSOrigins(v string) ([]string, error) {
 // directory of the user's cache directory (os.UserCacheDir), so that the
 // binaries of one machine each have their own, or in the working
 // directory when there is no cache directory. Two processes cannot share
-// a spool: the second fails to start.
+// a spool: the second fails to start. The flag SpoolOff turns the spool
+// off: clicks wait in memory, and a crash of the process loses them.
 func SpoolPath(db, flag, name string) (string, error) {
 	switch {
+	case flag == SpoolOff:
+		return "", nil
 	case flag != "":
 		return flag, nil
 	case IsPostgresDSN(db):

@@ -27,6 +27,7 @@ func TestSpoolPath(t *testing.T) {
 		{"a SQLite database in the working directory", "hoplink.db", "", "hoplink-redirect", "hoplink.spool"},
 		{"none for an in-memory database", ":memory:", "", "hoplink", ""},
 		{"the flag wins", ":memory:", "/var/spool/hoplink", "hoplink", "/var/spool/hoplink"},
+		{"off turns the spool off", filepath.Join("data", "hoplink.db"), "off", "hoplink", ""},
 		{"PostgreSQL: one per binary in the cache directory", pg, "", "hoplink-redirect", "hoplink-redirect.spool"},
 		{"PostgreSQL with the flag", pg, "/var/spool/hoplink", "hoplink-api", "/var/spool/hoplink"},
 	}
