@@ -61,6 +61,7 @@ var leafImports = map[string][]string{
 	"ratelimit":       {"errcode", "errcode/httperr"},
 	"geo":             nil,
 	"dbdeadline":      {"errcode"},
+	"version":         nil,
 }
 
 func allowed(pkg string, list []string) bool {
