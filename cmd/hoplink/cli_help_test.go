@@ -102,3 +102,9 @@ func TestDatabaseInAMissingFolderIsNamed(t *testing.T) {
 	e := fails(t, errcode.ValidationError, "", "org", "list", "--db", missing, "--json")
 	assert.Contains(t, e["message"], "the folder "+strings.TrimSuffix(missing, "/x.db")+" does not exist")
 }
+
+func TestSetPasswordOfAnUnknownUserSuggestsUserCreate(t *testing.T) {
+	db := newDB(t)
+	e := fails(t, errcode.NotFound, "a good long passphrase\n", "user", "set-password", "--db", db, "--email", "bob@example.com", "--password-stdin", "--json")
+	assert.Contains(t, e["message"], "hoplink user create --email bob@example.com --password-stdin")
+}
