@@ -311,6 +311,9 @@ func (e *cliEnv) serveCommand() *cli.Command {
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := app.ConfigFromCLI(c)
+			if err == nil {
+				err = app.CheckDB(cfg)
+			}
 			if err != nil {
 				fmt.Fprintf(e.stderr, "hoplink: %v\n", err)
 				return err

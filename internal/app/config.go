@@ -310,6 +310,12 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	return cfg, errors.Join(errs...)
 }
 
+// CheckDB checks, before anything is built, that the database of cfg can
+// be opened where it says (checkSQLitePath): the servers call it first,
+// so that a mistyped --db is reported as such rather than by whatever
+// needs its folder first (the server secret beside it).
+func CheckDB(cfg Config) error { return checkSQLitePath(cfg.DB) }
+
 // checkSQLitePath, called before the database is opened, refuses a
 // SQLite --db that cannot be a database file:
 // one in a folder that does not exist (SQLite would say only "out of

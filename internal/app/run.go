@@ -293,6 +293,9 @@ func ServiceCLI(name, usage string, service func() fx.Option) *cli.App {
 			if err != nil {
 				return err
 			}
+			if err := CheckDB(cfg); err != nil {
+				return err
+			}
 			return Run(Options(cfg, StoreOptions{Migrate: !cfg.IsPostgres()}, service()))
 		},
 	}
