@@ -224,6 +224,10 @@ func (e *cliEnv) runWith(open func(context.Context, app.Config) (*app.Ops, error
 				return err
 			}
 			defer ops.Close()
+			if ops.Created != "" {
+				// A mistyped --db would otherwise answer from an empty database.
+				fmt.Fprintf(e.stderr, "hoplink: note: %s did not exist; this command created it, an empty database\n", ops.Created)
+			}
 			doc, text, err := fn(c, ops)
 			if err != nil {
 				return err

@@ -108,3 +108,17 @@ func TestSetPasswordOfAnUnknownUserSuggestsUserCreate(t *testing.T) {
 	e := fails(t, errcode.NotFound, "a good long passphrase\n", "user", "set-password", "--db", db, "--email", "bob@example.com", "--password-stdin", "--json")
 	assert.Contains(t, e["message"], "hoplink user create --email bob@example.com --password-stdin")
 }
+
+// TestANewDatabaseIsNoted proves that a command that creates the SQLite
+// database, as a mistyped --db does, says so on stderr with its full
+// path, and that one on an existing database says nothing there.
+func TestANewDatabaseIsNoted(t *testing.T) {
+	db := newDB(t)
+	r := hoplink(t, "", "org", "list", "--db", db, "--json")
+	require.NoError(t, r.err)
+	assert.JSONEq(t, `{"data":[]}`, r.stdout, "stdout keeps its one document")
+	assert.Equal(t, "hoplink: note: "+db+" did not exist; this command created it, an empty database\n", r.stderr)
+	r = hoplink(t, "", "org", "list", "--db", db, "--json")
+	require.NoError(t, r.err)
+	assert.Empty(t, r.stderr)
+}

@@ -408,3 +408,21 @@ func TestAccessLogFlag(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, cfg.AccessLog)
 }
+
+// TestServiceBinariesCheckTheDatabasePathFirst proves that a single-service
+// binary refuses a --db in a missing folder in one line naming it, before
+// building anything.
+func TestServiceBinariesCheckTheDatabasePathFirst(t *testing.T) {
+	clearOperatorEnv(t)
+	missing := t.TempDir() + "/no-such-folder/x.db"
+	cliApp := app.ServiceCLI("hoplink-test", "test", app.APIService)
+	cliApp.Writer, cliApp.ErrWriter = io.Discard, io.Discard
+	err := cliApp.Run([]string{"hoplink-test", "--db", missing})
+	require.Error(t, err)
+	assert.Equal(t, "--db "+missing+": the folder "+strings.TrimSuffix(missing, "/x.db")+" does not exist; create it first, or check the path", err.Error())
+
+	dir := t.TempDir()
+	err = cliApp.Run([]string{"hoplink-test", "--db", dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is a folder")
+}

@@ -281,17 +281,36 @@ func logDatabase(cfg Config, log *slog.Logger) {
 	case cfg.DB == ":memory:":
 		log.Info("using an in-memory SQLite database: everything is lost when the process stops")
 	default:
-		path, _, _ := strings.Cut(strings.TrimPrefix(cfg.DB, "file:"), "?")
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			abs = path
-		}
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if abs := newSQLiteFile(cfg.DB); abs != "" {
 			log.Info("creating a new SQLite database", "path", abs)
 			return
 		}
-		log.Info("opening the SQLite database", "path", abs)
+		log.Info("opening the SQLite database", "path", sqliteAbs(cfg.DB))
 	}
+}
+
+// sqliteAbs is the absolute path of the SQLite database file db.
+func sqliteAbs(db string) string {
+	path, _, _ := strings.Cut(strings.TrimPrefix(db, "file:"), "?")
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	return abs
+}
+
+// newSQLiteFile returns the absolute path of the SQLite database file db
+// when the file does not exist yet (opening it creates it), and "" for an
+// existing file, an in-memory database or PostgreSQL.
+func newSQLiteFile(db string) string {
+	if IsPostgresDSN(db) || db == ":memory:" || strings.Contains(db, "mode=memory") {
+		return ""
+	}
+	path, _, _ := strings.Cut(strings.TrimPrefix(db, "file:"), "?")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return sqliteAbs(db)
+	}
+	return ""
 }
 
 // DBForLog is the database DSN without its password, for logs and errors.

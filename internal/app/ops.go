@@ -32,8 +32,12 @@ type Ops struct {
 	// Purger deletes what is older than each plan's retention.
 	Purger *analytics.Purger
 	// Team changes members' roles.
-	Team  *org.Team
-	store *store.Store
+	Team *org.Team
+	// Created is the absolute path of the SQLite database file this open
+	// created, as it did not exist: a mistyped --db shows here. Empty when
+	// the database existed, or is not a SQLite file.
+	Created string
+	store   *store.Store
 }
 
 // OpenOps opens the database of cfg for the CLI. A SQLite database is
@@ -53,6 +57,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	if err := checkSQLitePath(cfg.DB); err != nil {
 		return nil, errcode.New(errcode.ValidationError, err.Error())
 	}
+	created := newSQLiteFile(cfg.DB)
 	s, err := store.Open(ctx, cfg.DB)
 	if err != nil {
 		return nil, fmt.Errorf("--db %s: %w", DBForLog(cfg.DB), err)
@@ -77,6 +82,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 		Exports: analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String()}),
 		Purger:  analytics.NewPurger(s, analytics.PurgerOptions{}),
 		Team:    org.NewTeam(s, org.TeamOptions{}),
+		Created: created,
 		store:   s,
 	}, nil
 }
