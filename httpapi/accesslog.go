@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,7 +16,8 @@ import (
 // AccessLog returns next with one structured line logged per request at
 // info level, once the response is written: the method, the host, the path
 // (never the query string, which may carry secrets such as a password
-// form's values or tokens), the status, the response bytes, the duration
+// form's values or tokens, and with an invitation page's token replaced
+// by ":token"), the status, the response bytes, the duration
 // and the request id. A request without a well-formed X-Request-Id is given
 // a new one, which the REST API then keeps (and echoes) and which a
 // link-domain response echoes too, so that a visitor's report can be found
@@ -60,7 +62,7 @@ func (a *accessLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method),
 			slog.String("host", r.Host),
-			slog.String("path", r.URL.Path),
+			slog.String("path", logPath(r.URL.Path)),
 			slog.Int("status", status),
 			slog.Int64("bytes", aw.bytes),
 			slog.Duration("duration", time.Since(start)),
@@ -69,6 +71,29 @@ func (a *accessLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		accessWriters.Put(aw)
 	}()
 	a.next.ServeHTTP(aw, r)
+}
+
+// secretPathPrefixes start the paths whose next segment is a secret: the
+// invitation pages' token. The access log writes ":token" in its place,
+// as the error log writes route patterns (logRoute), for routed and
+// unrouted requests alike.
+var secretPathPrefixes = []string{"/invitations/"}
+
+// logPath is path as the access log writes it: with a secret segment
+// replaced (secretPathPrefixes). Other paths are returned as they are,
+// without an allocation.
+func logPath(path string) string {
+	for _, prefix := range secretPathPrefixes {
+		rest, ok := strings.CutPrefix(path, prefix)
+		if !ok {
+			continue
+		}
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			return prefix + ":token" + rest[i:]
+		}
+		return prefix + ":token"
+	}
+	return path
 }
 
 // accessWriter records the status and the size of a response. It passes

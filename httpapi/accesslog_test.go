@@ -112,3 +112,20 @@ func TestAccessLogOmitsTheQueryOfEveryRequest(t *testing.T) {
 		assert.False(t, strings.Contains(string(b), "secret"), "%s: %s", target, b)
 	}
 }
+
+func TestAccessLogHidesInvitationTokens(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	for target, want := range map[string]string{
+		"/invitations/s3cr3t-t0ken":             "/invitations/:token",
+		"/invitations/s3cr3t-t0ken/accept":      "/invitations/:token/accept",
+		"/invitations/s3cr3t-t0ken/account?x=1": "/invitations/:token/account",
+		"/v1/invitations/0190e0b4":              "/v1/invitations/0190e0b4",
+		"/spring":                               "/spring",
+	} {
+		_, lines := accessLines(t, h, httptest.NewRequest(http.MethodPost, "http://localhost"+target, nil))
+		require.Len(t, lines, 1)
+		assert.Equal(t, want, lines[0]["path"], target)
+		b, _ := json.Marshal(lines[0])
+		assert.NotContains(t, string(b), "s3cr3t")
+	}
+}
