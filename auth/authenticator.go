@@ -201,6 +201,8 @@ func (a *Authenticator) put(hash [sha256.Size]byte, c cached) {
 }
 
 func (a *Authenticator) touch(id uuid.UUID, now time.Time) {
+	// Stored and shown to the millisecond, as every timestamp of the API.
+	now = now.UTC().Truncate(time.Millisecond)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if last, ok := a.touched[id]; ok && now.Sub(last) < a.opts.TouchInterval {

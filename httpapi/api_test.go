@@ -18,6 +18,7 @@ import (
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/version"
 )
 
 // TestSDKKeyRoutes proves SPEC.md's Authentication rule 4: an SDK key may call
@@ -534,7 +535,14 @@ func TestOpenAPIAndHealth(t *testing.T) {
 			for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready"} {
 				resp := h.get(t, "", path)
 				require.Equal(t, http.StatusOK, resp.status, path)
-				assert.Equal(t, map[string]any{"status": want}, resp.object(t), path)
+				body := resp.object(t)
+				assert.Equal(t, want, body["status"], path)
+				if path == "/healthz" {
+					v := version.Get()
+					assert.Equal(t, map[string]any{"version": v.Version}, body["version"], "the running build, without VCS data under go test")
+				} else {
+					assert.NotContains(t, body, "version", path)
+				}
 				assert.Empty(t, resp.header.Get("X-RateLimit-Limit"), path)
 				assert.NotEmpty(t, resp.header.Get("X-Request-Id"), path)
 			}

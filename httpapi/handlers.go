@@ -12,6 +12,7 @@ import (
 	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/strictjson"
+	"github.com/hoplink/hoplink/version"
 )
 
 // pathID returns the path parameter name as a UUID, or 400 INVALID_ID. The
@@ -155,10 +156,13 @@ func (a *API) validateSDK(w http.ResponseWriter, req bunrouter.Request) error {
 
 type health struct {
 	Status string `json:"status"`
+	// Version is the running build, on /healthz only.
+	Version *version.Info `json:"version,omitempty"`
 }
 
 func (a *API) healthz(w http.ResponseWriter, req bunrouter.Request) error {
-	writeJSON(w, http.StatusOK, health{Status: "ok"})
+	v := version.Get()
+	writeJSON(w, http.StatusOK, health{Status: "ok", Version: &v})
 	return nil
 }
 

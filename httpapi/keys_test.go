@@ -338,11 +338,18 @@ func TestGetKey(t *testing.T) {
 		t.Run("last_used_at shows that the key was used", func(t *testing.T) {
 			used := h.scopedKey(t, o, auth.ScopeKeysRead)
 			assert.Nil(t, h.get(t, o.key.raw, keyPath(used.id)).key(t).LastUsedAt)
+			// Used at a time with micro- and nanoseconds: the API, like every
+			// timestamp it returns, shows milliseconds.
+			h.clock.Advance(1234567 * time.Nanosecond)
 			require.Equal(t, http.StatusOK, h.get(t, used.raw, "/v1/keys").status)
 			require.NoError(t, h.auth.Flush(context.Background()))
-			k := h.get(t, o.key.raw, keyPath(used.id)).key(t)
+			resp := h.get(t, o.key.raw, keyPath(used.id))
+			k := resp.key(t)
 			require.NotNil(t, k.LastUsedAt)
-			assert.True(t, h.clock.Now().Equal(*k.LastUsedAt), "last_used_at %s", k.LastUsedAt)
+			assert.True(t, h.clock.Now().Truncate(time.Millisecond).Equal(*k.LastUsedAt), "last_used_at %s", k.LastUsedAt)
+			var raw map[string]any
+			resp.decode(t, &raw)
+			assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$`, raw["last_used_at"], "at most milliseconds")
 		})
 
 		tests := []struct {
@@ -460,9 +467,11 @@ func TestKeyExpiry(t *testing.T) {
 	})
 }
 
-// TestUnauthorizedIsOneAnswer proves SPEC.md's Authentication rule 2: every
-// kind of bad credential gets the same 401 body.
-func TestUnauthorizedIsOneAnswer(t *testing.T) {
+// TestUnauthorizedSaysWhichOfThree proves SPEC.md's Authentication rule 2
+// as we keep it: a bad credential gets 401 with a bearer challenge (RFC
+// 6750) and one of three bodies, missing, malformed or not valid, and an
+// unknown, a revoked and an expired key get the very same answer.
+func TestUnauthorizedSaysWhichOfThree(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		h := newHarness(t, s)
@@ -482,24 +491,32 @@ func TestUnauthorizedIsOneAnswer(t *testing.T) {
 		unknownTest, err := auth.GenerateKey(nil, auth.TestPrefix)
 		require.NoError(t, err)
 
+		const (
+			missing   = "missing API key: send the header Authorization: Bearer <API_KEY>"
+			malformed = "malformed Authorization header: expected Bearer followed by a key that starts with svc_live_ or svc_test_"
+			invalid   = "the API key is not valid: it is unknown, revoked or expired"
+			realm     = `Bearer realm="hoplink"`
+		)
 		tests := []struct {
-			name   string
-			header string // Authorization; none when empty
+			name      string
+			header    string // Authorization; none when empty
+			message   string
+			challenge string
 		}{
-			{"missing header", ""},
-			{"another scheme", "Token x"},
-			{"Basic credentials", "Basic dXNlcjpjb3JyZWN0IGhvcnNl"},
-			{"Bearer without a token", "Bearer"},
-			{"a token that is not a key", "Bearer not-a-key"},
-			{"a key that is too short", "Bearer svc_live_abc"},
-			{"a key with a bad character", "Bearer " + unknown[:len(unknown)-1] + "!"},
-			{"two tokens", "Bearer " + o.key.raw + " " + o.key.raw},
-			{"an unknown key", "Bearer " + unknown},
-			{"an unknown test key", "Bearer " + unknownTest},
-			{"a revoked key", "Bearer " + revoked.raw},
-			{"an expired key", "Bearer " + expired.raw},
+			{"missing header", "", missing, realm},
+			{"another scheme", "Token x", malformed, realm + `, error="invalid_request"`},
+			{"Basic credentials", "Basic dXNlcjpjb3JyZWN0IGhvcnNl", malformed, realm + `, error="invalid_request"`},
+			{"Bearer without a token", "Bearer", malformed, realm + `, error="invalid_request"`},
+			{"two tokens", "Bearer " + o.key.raw + " " + o.key.raw, malformed, realm + `, error="invalid_request"`},
+			{"a token that is not a key", "Bearer not-a-key", malformed, realm + `, error="invalid_token"`},
+			{"a key that is too short", "Bearer svc_live_abc", malformed, realm + `, error="invalid_token"`},
+			{"a key with a bad character", "Bearer " + unknown[:len(unknown)-1] + "!", malformed, realm + `, error="invalid_token"`},
+			{"an unknown key", "Bearer " + unknown, invalid, realm + `, error="invalid_token"`},
+			{"an unknown test key", "Bearer " + unknownTest, invalid, realm + `, error="invalid_token"`},
+			{"a revoked key", "Bearer " + revoked.raw, invalid, realm + `, error="invalid_token"`},
+			{"an expired key", "Bearer " + expired.raw, invalid, realm + `, error="invalid_token"`},
 		}
-		var first []byte
+		bodies := map[string]string{}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				req := request{method: http.MethodGet, path: "/v1/keys"}
@@ -508,10 +525,18 @@ func TestUnauthorizedIsOneAnswer(t *testing.T) {
 				}
 				resp := h.do(t, req)
 				assertError(t, resp, http.StatusUnauthorized, errcode.Unauthorized)
-				if first == nil {
-					first = resp.body
+				var env struct {
+					Error struct {
+						Message string `json:"message"`
+					} `json:"error"`
 				}
-				assert.Equal(t, string(first), string(resp.body), "the same body for every bad credential")
+				resp.decode(t, &env)
+				assert.Equal(t, tt.message, env.Error.Message)
+				assert.Equal(t, tt.challenge, resp.header.Get("WWW-Authenticate"))
+				if first, ok := bodies[tt.message]; ok {
+					assert.Equal(t, first, string(resp.body), "the same body within one kind")
+				}
+				bodies[tt.message] = string(resp.body)
 			})
 		}
 

@@ -2,6 +2,8 @@ package httpapi_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -45,6 +47,9 @@ func BenchmarkLinkDomainRedirect(b *testing.B) {
 		{"iphone", uaIPhone, h},
 		{"desktop-click", uaDesktop, withClicks},
 		{"iphone-click", uaIPhone, withClicks},
+		// With the access log serve writes by default (to a text handler
+		// that discards its lines, so that formatting is counted).
+		{"iphone-click-accesslog", uaIPhone, httpapi.AccessLog(withClicks, slog.New(slog.NewTextHandler(io.Discard, nil)))},
 	} {
 		h := bc.h
 		b.Run(bc.name, func(b *testing.B) {
@@ -57,6 +62,8 @@ func BenchmarkLinkDomainRedirect(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				clear(w.h)
+				// A visitor sends no request id: the access log makes one.
+				req.Header.Del("X-Request-Id")
 				h.ServeHTTP(w, req)
 				if w.code != http.StatusFound {
 					b.Fatalf("status %d", w.code)

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/uptrace/bunrouter"
 
@@ -111,11 +112,15 @@ func (a *API) authenticate(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 		}
 		ctx := req.Context()
 		ip := ClientIPFrom(ctx)
-		p, err := a.opts.Authenticator.AuthenticateHeader(ctx, req.Header.Get("Authorization"))
+		header := req.Header.Get("Authorization")
+		p, err := a.opts.Authenticator.AuthenticateHeader(ctx, header)
 		if err != nil {
 			// Without a valid key (or when it cannot be checked) the client
 			// IP's allowance applies.
 			if a.limit(w, req.Request, "ip:"+clientip.Key(ip), ratelimit.AnonymousRule) {
+				if errcode.CodeOf(err) == errcode.Unauthorized {
+					err = unauthorized(w, header)
+				}
 				writeError(w, req.Request, a.log, err, "")
 			}
 			return nil
@@ -134,6 +139,41 @@ func (a *API) authenticate(next bunrouter.HandlerFunc) bunrouter.HandlerFunc {
 		}
 		return next(w, req.WithContext(context.WithValue(ctx, principalKey, p)))
 	}
+}
+
+// The 401 answers of /v1: each says what was wrong with the Authorization
+// header, and only that. An unknown, revoked or expired key is one answer
+// (SPEC.md, Authentication rule 2: they are indistinguishable).
+var (
+	errKeyMissing = errcode.New(errcode.Unauthorized,
+		"missing API key: send the header Authorization: Bearer <API_KEY>")
+	errKeyMalformed = errcode.New(errcode.Unauthorized,
+		"malformed Authorization header: expected Bearer followed by a key that starts with svc_live_ or svc_test_")
+	errKeyInvalid = errcode.New(errcode.Unauthorized,
+		"the API key is not valid: it is unknown, revoked or expired")
+)
+
+// unauthorized sets the WWW-Authenticate challenge of a 401 on /v1 (RFC
+// 6750 section 3: no error code when no credentials came, invalid_request
+// for a malformed header, invalid_token for a key that does not
+// authenticate) and returns the error that says which of the three it was.
+func unauthorized(w http.ResponseWriter, header string) error {
+	challenge, err := `Bearer realm="hoplink"`, errKeyInvalid
+	token, ok := auth.BearerToken(header)
+	switch {
+	case strings.TrimSpace(header) == "":
+		err = errKeyMissing
+	case !ok:
+		challenge, err = challenge+`, error="invalid_request"`, errKeyMalformed
+	default:
+		if _, ok := auth.KeyPrefix(token); !ok {
+			challenge, err = challenge+`, error="invalid_token"`, errKeyMalformed
+		} else {
+			challenge += `, error="invalid_token"`
+		}
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	return err
 }
 
 // limit counts the request against bucket and sets the rate-limit headers

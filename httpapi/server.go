@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -176,7 +177,27 @@ func New(opts Options) *API {
 	if opts.Exports != nil {
 		a.exportRoutes(v1)
 	}
+	a.refuseOtherMethods()
 	return a
+}
+
+// refuseOtherMethods registers the 405 answer for every other method on
+// each route with a path parameter. bunrouter gives a wrong method 405 on
+// most routes, but on a route whose parameter is followed by more path
+// (/organizations/:id/parameters) it loses the route and answers 404.
+// The answers are registered on the root group, so that a wrong method is
+// 405 with or without a key, as elsewhere.
+func (a *API) refuseOtherMethods() {
+	for route, methods := range a.methods {
+		if !strings.Contains(route, ":") {
+			continue
+		}
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if !slices.Contains(methods, m) {
+				a.router.Handle(m, route, a.methodNotAllowed)
+			}
+		}
+	}
 }
 
 // newRouter returns a handler with the middleware, the error answers and

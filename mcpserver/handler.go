@@ -31,6 +31,7 @@ import (
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/strictjson"
+	"github.com/hoplink/hoplink/version"
 )
 
 // Path is where the endpoint is mounted on the service host.
@@ -390,7 +391,7 @@ func (h *Handler) server(r *http.Request) *mcp.Server {
 	if c == nil {
 		return nil
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Hoplink"}, &mcp.ServerOptions{
+	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Hoplink", Version: version.Get().String()}, &mcp.ServerOptions{
 		Instructions: "Hoplink deep links: read and change links, read apps, installs and attribution attempts. " +
 			"Tools act for one organization; call list_organizations to see which, and pass its id as org " +
 			"when the connection covers several. Calls are limited to 60 a minute per key or connection; a " +

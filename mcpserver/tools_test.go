@@ -17,6 +17,7 @@ import (
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
+	buildversion "github.com/hoplink/hoplink/version"
 )
 
 // object decodes a JSON object.
@@ -54,6 +55,8 @@ func TestEveryToolMatchesItsRESTTwin(t *testing.T) {
 					h.clock.Advance(time.Minute) // a fresh rate-limit window
 					session, err := h.connect(t, cred.token, version)
 					require.NoError(t, err)
+					assert.Equal(t, buildversion.Get().String(), session.InitializeResult().ServerInfo.Version,
+						"serverInfo.version is the running build")
 					if version != "2026-07-28" {
 						assert.Equal(t, version, session.InitializeResult().ProtocolVersion)
 					}

@@ -484,7 +484,7 @@ func (o *OAuthStore) RevokeConnection(ctx context.Context, userID, id uuid.UUID,
 
 // TouchConnection implements oauth.Store.
 func (o *OAuthStore) TouchConnection(ctx context.Context, id uuid.UUID, now time.Time) error {
-	_, err := o.db(ctx).NewUpdate().Model((*oauthConnectionRow)(nil)).Set("last_used_at = ?", now.UTC()).
+	_, err := o.db(ctx).NewUpdate().Model((*oauthConnectionRow)(nil)).Set("last_used_at = ?", now.UTC().Truncate(time.Millisecond)).
 		Where("id = ?", id).Exec(ctx)
 	return o.s.err("touch oauth connection", err)
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -20,9 +23,13 @@ const MaxBodyBytes = 1 << 20
 // Decode reads r's JSON body into dst, a pointer to a struct, strictly: the
 // body must be one JSON object of at most MaxBodyBytes, with every string
 // in valid UTF-8, no key twice in one object, no field that dst lacks and
-// every value of the right type. Failures are VALIDATION_ERROR with
-// details.fields naming each field, or PAYLOAD_TOO_LARGE.
+// every value of the right type, sent as JSON (CheckContentType). Failures
+// are VALIDATION_ERROR with details.fields naming each field, or
+// PAYLOAD_TOO_LARGE.
 func Decode(r *http.Request, dst any) error {
+	if err := CheckContentType(r); err != nil {
+		return err
+	}
 	body, err := readBody(r)
 	if err != nil {
 		return err
@@ -30,13 +37,17 @@ func Decode(r *http.Request, dst any) error {
 	return DecodeObject(body, dst)
 }
 
-// ReadBody reads r's body, at most MaxBodyBytes: a larger body is
+// ReadBody reads r's body, at most MaxBodyBytes, after CheckContentType:
+// a larger body is
 // PAYLOAD_TOO_LARGE, and one that cannot be read VALIDATION_ERROR naming
 // the field "body". A body that is one JSON object is checked as
 // DecodeObject checks it before decoding: a string not in valid UTF-8 or a
 // key twice in one object is VALIDATION_ERROR naming each by its path. Any
 // other body is returned as read, for the caller's decoder to judge.
 func ReadBody(r *http.Request) ([]byte, error) {
+	if err := CheckContentType(r); err != nil {
+		return nil, err
+	}
 	body, err := readBody(r)
 	if err != nil {
 		return nil, err
@@ -45,6 +56,32 @@ func ReadBody(r *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// CheckContentType refuses a request whose Content-Type names another
+// media type than JSON (application/json, or a +json type such as
+// application/merge-patch+json), with VALIDATION_ERROR naming the field
+// "body": a form-encoded body, which curl -d sends by default, would
+// otherwise be reported as a body that is not a JSON object. A request
+// without Content-Type is read as JSON (SPEC.md: bodies are JSON).
+func CheckContentType(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return errcode.Field("body", "Content-Type must be application/json, not "+strconvQuote(ct))
+}
+
+// strconvQuote quotes s for a message, cut to 100 bytes.
+func strconvQuote(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // readBody is ReadBody without the check of the JSON text, which Decode
@@ -82,7 +119,7 @@ func DecodeObject(body []byte, dst any) error {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&raw); err != nil || raw == nil {
-		return errcode.Field("body", "must be a JSON object")
+		return errcode.Field("body", bodyError(body, err))
 	}
 	if dec.More() {
 		return errcode.Field("body", "must hold one JSON object only")
@@ -126,6 +163,20 @@ func DecodeObject(body []byte, dst any) error {
 		return errcode.Validation(errs...)
 	}
 	return nil
+}
+
+// bodyError says why body, which failed to decode into an object with
+// err, is not one: not JSON at all (with the byte offset of the syntax
+// error, or where it ends early), or JSON of another kind.
+func bodyError(body []byte, err error) string {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("is not valid JSON: syntax error at offset %d (%s)", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("is not valid JSON: syntax error at offset %d (the body ends before the JSON does)", len(body))
+	}
+	return "must be a JSON object"
 }
 
 func fieldError(name string, err error) errcode.FieldError {

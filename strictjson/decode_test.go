@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -161,5 +162,67 @@ func hasDuplicateKey(body string) bool {
 		if len(stack) > 0 && stack[len(stack)-1] != nil {
 			stack[len(stack)-1].wantKey = true
 		}
+	}
+}
+
+// TestDecodeSaysWhyABodyIsNotAnObject proves that a body that is no JSON
+// object says which it is: not JSON (with the offset of the syntax error),
+// or JSON of another kind.
+func TestDecodeSaysWhyABodyIsNotAnObject(t *testing.T) {
+	tests := []struct {
+		name, body, message string
+	}{
+		{"truncated JSON ends early at its length", `{"name":"a","count":`, "is not valid JSON: syntax error at offset 20 (the body ends before the JSON does)"},
+		{"a stray character names its offset", `{"name":"a",}`, "is not valid JSON: syntax error at offset 13 (invalid character '}' looking for beginning of object key string)"},
+		{"a form-encoded body sent as JSON", `name=a&count=2`, "is not valid JSON: syntax error at offset 2 (invalid character 'a' in literal null (expecting 'u'))"},
+		{"an array is JSON, but no object", `[{"name":"a"}]`, "must be a JSON object"},
+		{"a string is JSON, but no object", `"a"`, "must be a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var dst decodeTarget
+			err := strictjson.DecodeObject([]byte(tt.body), &dst)
+			assert.Equal(t, errcode.Field("body", tt.message), err)
+		})
+	}
+}
+
+// TestDecodeChecksTheContentType proves that a body sent with another
+// media type than JSON is refused as such, and that JSON types and a
+// missing Content-Type are read.
+func TestDecodeChecksTheContentType(t *testing.T) {
+	tests := []struct {
+		contentType string
+		ok          bool
+	}{
+		{"", true},
+		{"application/json", true},
+		{"application/json; charset=utf-8", true},
+		{"Application/JSON", true},
+		{"application/merge-patch+json", true},
+		{"application/x-www-form-urlencoded", false},
+		{"text/plain", false},
+		{"multipart/form-data; boundary=x", false},
+		{"json", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.contentType, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "/v1/apps", strings.NewReader(`{"name":"a"}`))
+			if tt.contentType != "" {
+				r.Header.Set("Content-Type", tt.contentType)
+			}
+			var dst decodeTarget
+			err := strictjson.Decode(r, &dst)
+			if tt.ok {
+				require.NoError(t, err)
+				assert.Equal(t, "a", dst.Name)
+				return
+			}
+			assert.Equal(t, errcode.Field("body", "Content-Type must be application/json, not "+strconv.Quote(tt.contentType)), err)
+			r = httptest.NewRequest(http.MethodPut, "/v1/organizations/x/parameters", strings.NewReader(`{}`))
+			r.Header.Set("Content-Type", tt.contentType)
+			_, err = strictjson.ReadBody(r)
+			assert.Equal(t, errcode.ValidationError, errcode.CodeOf(err), "ReadBody checks it too")
+		})
 	}
 }

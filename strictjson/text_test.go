@@ -93,9 +93,9 @@ func TestDecodeRefusesBadText(t *testing.T) {
 		{"a body that is not an object keeps its own error", "[\"\xff\"]",
 			[]errcode.FieldError{{Field: "body", Message: "must be a JSON object"}}},
 		{"broken JSON keeps its own error", "{\"name\":\"a\",\"name\":\"b\"",
-			[]errcode.FieldError{{Field: "body", Message: "must be a JSON object"}}},
+			[]errcode.FieldError{{Field: "body", Message: "is not valid JSON: syntax error at offset 22 (the body ends before the JSON does)"}}},
 		{"invalid UTF-8 outside a string keeps the syntax error", "{\"name\":\"a\"\xff}",
-			[]errcode.FieldError{{Field: "body", Message: "must be a JSON object"}}},
+			[]errcode.FieldError{{Field: "body", Message: "is not valid JSON: syntax error at offset 12 (invalid character 'ÿ' after object key:value pair)"}}},
 		{"a number too large for a float is still read past", "{\"items\":[1e400],\"name\":\"\xff\"}",
 			[]errcode.FieldError{{Field: "name", Message: utf8Msg}}},
 	}
@@ -154,5 +154,5 @@ func TestDecodeTextDepth(t *testing.T) {
 	assert.True(t, strings.HasPrefix(e.Fields[0].Field, "items[0][0]"))
 
 	err = strictjson.DecodeObject([]byte(deep(10001, `"\ud800"`)), &dst)
-	assert.Equal(t, errcode.Field("body", "must be a JSON object"), err)
+	assert.Equal(t, errcode.Field("body", "is not valid JSON: syntax error at offset 10009 (invalid character '[' exceeded max depth)"), err)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hoplink/hoplink/errcode/httperr"
 	"github.com/hoplink/hoplink/internal/app"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/version"
 )
 
 // cliEnv carries the streams of one run, so tests can capture them.
@@ -41,6 +42,7 @@ func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
 	a := &cli.App{
 		Name:      "hoplink",
 		Usage:     "self-hostable deep links: the admin CLI and the all-in-one server",
+		Version:   version.Get().String(),
 		Writer:    stdout,
 		ErrWriter: stderr,
 		Reader:    stdin,
@@ -222,6 +224,10 @@ func (e *cliEnv) runWith(open func(context.Context, app.Config) (*app.Ops, error
 				return err
 			}
 			defer ops.Close()
+			if ops.Created != "" {
+				// A mistyped --db would otherwise answer from an empty database.
+				fmt.Fprintf(e.stderr, "hoplink: note: %s did not exist; this command created it, an empty database\n", ops.Created)
+			}
 			doc, text, err := fn(c, ops)
 			if err != nil {
 				return err
@@ -309,6 +315,9 @@ func (e *cliEnv) serveCommand() *cli.Command {
 		),
 		Action: func(c *cli.Context) error {
 			cfg, err := app.ConfigFromCLI(c)
+			if err == nil {
+				err = app.CheckDB(cfg)
+			}
 			if err != nil {
 				fmt.Fprintf(e.stderr, "hoplink: %v\n", err)
 				return err
@@ -481,7 +490,8 @@ func (e *cliEnv) keyCommand() *cli.Command {
 				Flags: opFlags(
 					&cli.StringFlag{Name: "org", Required: true, Usage: "organization id"},
 					&cli.StringFlag{Name: "name", Required: true, Usage: "key name (1 to 100 characters)"},
-					&cli.StringFlag{Name: "scopes", Usage: "comma-separated scopes of an API key"},
+					&cli.StringFlag{Name: "scopes", Usage: "comma-separated scopes of an API key, among: " + scopeList(auth.RequestableScopes) +
+						" (an SDK key has " + scopeList(auth.SDKScopes) + ", always)"},
 					&cli.StringFlag{Name: "type", Value: "api", Usage: "api or sdk"},
 					&cli.StringFlag{Name: "app", Usage: "app id an SDK key is tied to"},
 					&cli.StringFlag{Name: "expires-at", Usage: "RFC 3339 expiry of an API key"},
@@ -672,12 +682,39 @@ func (e *cliEnv) memberCommand() *cli.Command {
 					}
 					m, err := ops.Orgs.AddMember(c.Context, orgID, c.String("email"), auth.Role(c.String("role")))
 					if err != nil {
-						return nil, nil, err
+						return nil, nil, suggestUserCreate(err, c.String("email"))
 					}
 					e.record(c.Context, ops, audit.Event{Action: audit.MemberAdded, OrgID: &orgID, TargetType: "user", TargetID: m.UserID.String(),
 						Details: map[string]string{"role": string(m.Role)}})
 					return memberDoc{OrgID: m.OrgID, UserID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: m.CreatedAt}, func(w io.Writer) {
 						fmt.Fprintf(w, "Added %s to %s as %s.\n", m.Email, m.OrgID, m.Role)
+					}, nil
+				}),
+			},
+			{
+				Name:  "set-role",
+				Usage: "change a member's role (owner, admin or member)",
+				Description: "Gives the member of --org whose email is --email the role --role: owner, admin or member.\n" +
+					"The last owner cannot be made an admin or member (LAST_OWNER). The change is in the audit log with the actor operator.",
+				Flags: opFlags(
+					&cli.StringFlag{Name: "org", Required: true, Usage: "organization id"},
+					&cli.StringFlag{Name: "email", Required: true, Usage: "the member's email"},
+					&cli.StringFlag{Name: "role", Required: true, Usage: "owner, admin or member"},
+					jsonFlag,
+				),
+				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+					orgID, err := parseID(c.String("org"), "--org")
+					if err != nil {
+						return nil, nil, err
+					}
+					m, err := ops.SetMemberRole(c.Context, orgID, c.String("email"), auth.Role(c.String("role")))
+					if err != nil {
+						return nil, nil, err
+					}
+					e.record(c.Context, ops, audit.Event{Action: audit.RoleChanged, OrgID: &orgID, TargetType: "user", TargetID: m.UserID.String(),
+						Details: map[string]string{"role": string(m.Role)}})
+					return memberDoc{OrgID: orgID, UserID: m.UserID, Email: m.Email, Role: m.Role, JoinedAt: m.JoinedAt}, func(w io.Writer) {
+						fmt.Fprintf(w, "%s is now %s of %s.\n", m.Email, m.Role, orgID)
 					}, nil
 				}),
 			},
@@ -711,7 +748,26 @@ func (e *cliEnv) memberCommand() *cli.Command {
 	}
 }
 
-// opFlags returns the operator flags followed by a command's own flags.
+// opFlags returns the operator flags an admin command uses (the database)
+// followed by the command's own flags. The servers' flags (listen address,
+// URLs, logging, Redis...) are serve's alone.
 func opFlags(own ...cli.Flag) []cli.Flag {
-	return append(app.Flags(false), own...)
+	return append(app.FlagsNamed("db"), own...)
+}
+
+// appOpFlags are opFlags with the default link domain, which the answers
+// about apps (their link_domain) are built from.
+func appOpFlags(own ...cli.Flag) []cli.Flag {
+	return append(app.FlagsNamed("db", "default-link-domain"), own...)
+}
+
+// suggestUserCreate adds to a "user not found" the command that creates the
+// user: members are users first.
+func suggestUserCreate(err error, email string) error {
+	ce, ok := errcode.As(err)
+	if !ok || ce.Code != errcode.NotFound || ce.Message != "user not found" {
+		return err
+	}
+	return &errcode.Error{Code: ce.Code, Message: fmt.Sprintf(
+		"user not found: create the user first with `hoplink user create --email %s --password-stdin`", email)}
 }

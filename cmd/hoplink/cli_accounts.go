@@ -35,7 +35,7 @@ func (e *cliEnv) setPasswordCommand() *cli.Command {
 			}
 			u, err := ops.SetPassword(c.Context, c.String("email"), password)
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, suggestUserCreate(err, c.String("email"))
 			}
 			e.record(c.Context, ops, audit.Event{Action: audit.PasswordChanged, TargetType: "user", TargetID: u.ID.String()})
 			return userDoc{ID: u.ID, Email: u.Email, CreatedAt: u.CreatedAt}, func(w io.Writer) {

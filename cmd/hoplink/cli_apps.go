@@ -36,7 +36,7 @@ func (e *cliEnv) appCommand() *cli.Command {
 				Usage: "rename an app's subdomain to {HANDLE}.{default link domain}, for the member --by (an owner or " +
 					"admin of the app's organization); the old subdomain keeps serving for the rename period",
 				ArgsUsage: "ID HANDLE",
-				Flags: opFlags(jsonFlag,
+				Flags: appOpFlags(jsonFlag,
 					&cli.StringFlag{Name: "by", Required: true, Usage: "email of the owner or admin the rename is attributed to"},
 					&cli.BoolFlag{Name: "confirm", Usage: "rename even though links use the current subdomain"}),
 				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
@@ -71,7 +71,7 @@ func (e *cliEnv) appCommand() *cli.Command {
 				Usage: "let an app's links use the service's default link domain too (true) or not (false); " +
 					"the app's default link domain is left as it is",
 				ArgsUsage: "ID true|false",
-				Flags:     opFlags(jsonFlag),
+				Flags:     appOpFlags(jsonFlag),
 				Action: e.run(func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
 					id, value, err := idAndValue(c, "ID true|false", "app id")
 					if err != nil {

@@ -110,8 +110,21 @@ func TestServeProcess(t *testing.T) {
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, len(bytes.TrimSpace(secret)), 32)
 
+		// The printed curl follows --addr's port (not 8080).
+		_, port, err := net.SplitHostPort(srv.addr)
+		require.NoError(t, err)
+		assert.Contains(t, out, "http://localhost:"+port+"/v1/organizations/"+orgID)
+
 		srv.stop(t)
-		assert.NotContains(t, srv.stderr.String(), "level=ERROR")
+		logs := srv.stderr.String()
+		assert.NotContains(t, logs, "level=ERROR")
+		assert.Contains(t, logs, `msg="creating a new SQLite database" path=`+db, "the database's full path is logged")
+		// One access-log line per request, without the query string.
+		assert.Regexp(t, `msg=request method=GET host=localhost path=/v1/organizations/`+orgID+
+			` status=200 bytes=\d+ duration=\S+ request_id=[0-9a-f]{24}`, logs)
+		// The stop says what became of the clicks.
+		assert.Contains(t, logs, `msg="HTTP server stopped"`)
+		assert.Regexp(t, `msg="click recorder stopped" accepted=\d+ written=\d+`, logs)
 	})
 	if orgID == "" {
 		t.FailNow()
@@ -126,6 +139,10 @@ func TestServeProcess(t *testing.T) {
 		out := srv.stdout.String()
 		assert.NotContains(t, out, "svc_live_", "the database is not empty: no bootstrap")
 		assert.NotContains(t, out, "Created organization")
+		logs := srv.stderr.String()
+		assert.Contains(t, logs, `msg="opening the SQLite database" path=`+db)
+		assert.Contains(t, logs, "hoplink key create --db "+db+" --org ORG_ID", "says how to get a key when the bootstrap key is lost")
+		assert.Contains(t, logs, "hoplink org list --db "+db)
 		again, err := os.ReadFile(secretPath)
 		require.NoError(t, err)
 		assert.Equal(t, secret, again, "the secret survives a restart")
@@ -161,6 +178,17 @@ func TestServeProcess(t *testing.T) {
 		_, errOut, code = runBinary(t, bin, "serve", "--db", "postgres://hoplink@127.0.0.1:1/hoplink")
 		assert.Equal(t, 1, code)
 		assert.Contains(t, errOut, "--secret-file", "PostgreSQL without a secret file is a clear error")
+
+		missing := filepath.Join(t.TempDir(), "no-such-folder", "x.db")
+		_, errOut, code = runBinary(t, bin, "serve", "--db", missing)
+		assert.Equal(t, 1, code)
+		assert.Equal(t, "hoplink: --db "+missing+": the folder "+filepath.Dir(missing)+" does not exist; create it first, or check the path\n", errOut)
+
+		folder := t.TempDir()
+		_, errOut, code = runBinary(t, bin, "serve", "--db", folder)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, errOut, "--db "+folder+" is a folder")
+		assert.NotContains(t, errOut, "out of memory")
 	})
 
 	t.Run("serve fails to start when its address is taken", func(t *testing.T) {
@@ -170,7 +198,11 @@ func TestServeProcess(t *testing.T) {
 		dir := t.TempDir()
 		out, errOut, code := runBinary(t, bin, "serve", "--db", filepath.Join(dir, "x.db"), "--addr", ln.Addr().String())
 		assert.Equal(t, 1, code, "a listen error fails the start\nstderr: %s", errOut)
-		assert.Contains(t, errOut, "hoplink: ")
+		assert.Contains(t, errOut, "hoplink: cannot listen on "+ln.Addr().String()+": the address is in use")
+		assert.Equal(t, 1, strings.Count(errOut, ln.Addr().String()), "said once: %s", errOut)
+		assert.Contains(t, errOut, "--addr")
+		assert.NotContains(t, errOut, "level=ERROR", "no fx internals: %s", errOut)
+		assert.NotContains(t, errOut, "OnStart")
 		assert.NotContains(t, out, "svc_live_", "a server that cannot listen bootstraps nothing")
 		out, _, code = runBinary(t, bin, "org", "list", "--db", filepath.Join(dir, "x.db"), "--json")
 		assert.Equal(t, 0, code)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"testing"
 
@@ -18,10 +19,13 @@ func assertServesOAuth(t *testing.T, srv *server) {
 	require.Equal(t, http.StatusOK, status, "%s", body)
 	var meta map[string]any
 	require.NoError(t, json.Unmarshal(body, &meta))
-	assert.Equal(t, "http://localhost:8080", meta["issuer"], "the issuer is --public-url")
+	_, port, err := net.SplitHostPort(srv.addr)
+	require.NoError(t, err)
+	publicURL := "http://localhost:" + port
+	assert.Equal(t, publicURL, meta["issuer"], "the issuer is --public-url, whose default follows --addr")
 	status, body = srv.get(t, "localhost", "/.well-known/oauth-protected-resource/mcp", "")
 	require.Equal(t, http.StatusOK, status, "%s", body)
-	assert.Contains(t, string(body), `"resource":"http://localhost:8080/mcp"`)
+	assert.Contains(t, string(body), `"resource":"`+publicURL+`/mcp"`)
 	status, body = srv.get(t, "localhost", "/account/connections", "")
 	assert.Equal(t, http.StatusOK, status)
 	assert.Contains(t, string(body), `action="/login"`, "the connections page asks to sign in first")

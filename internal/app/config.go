@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,9 @@ type Config struct {
 	// from another site; "*" allows any. Empty allows none. The OAuth
 	// metadata documents allow any origin whatever it says.
 	CORSOrigins []string
+	// AccessLog logs one line per HTTP request at info level
+	// (--no-access-log turns it off).
+	AccessLog bool
 }
 
 // zeroDisables turns an operator's duration, where zero turns a feature off,
@@ -90,12 +94,16 @@ func IsPostgresDSN(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
+// serveShortURLBase is the default of --short-url-base in serve, whose
+// port follows --addr.
+const serveShortURLBase = "http://{domain}:8080"
+
 // Flags are the operator flags every binary takes, each with its HOPLINK_ variable.
 // serve selects the defaults of the all-in-one server.
 func Flags(serve bool) []cli.Flag {
-	shortBase := "https://{domain}"
+	shortBase, shortBaseText := "https://{domain}", ""
 	if serve {
-		shortBase = "http://{domain}:8080"
+		shortBase, shortBaseText = serveShortURLBase, "http://{domain}:PORT, PORT that of --addr"
 	}
 	return []cli.Flag{
 		&cli.StringFlag{Name: "db", Value: "hoplink.db", EnvVars: []string{"HOPLINK_DB"},
@@ -104,10 +112,10 @@ func Flags(serve bool) []cli.Flag {
 		&cli.StringFlag{Name: "service-host", Value: "localhost,127.0.0.1", EnvVars: []string{"HOPLINK_SERVICE_HOST"},
 			Usage: "host names of the API service; requests for any other host are link-domain requests"},
 		&cli.StringFlag{Name: "public-url", Value: "http://localhost:8080", EnvVars: []string{"HOPLINK_PUBLIC_URL"},
-			Usage: "external URL of the service host"},
+			DefaultText: "http://localhost:PORT, PORT that of --addr", Usage: "external URL of the service host"},
 		&cli.StringFlag{Name: "default-link-domain", Value: "hop.localhost", EnvVars: []string{"HOPLINK_DEFAULT_LINK_DOMAIN"},
 			Usage: "the service's own short-link domain; app subdomains are {handle}.this"},
-		&cli.StringFlag{Name: "short-url-base", Value: shortBase, EnvVars: []string{"HOPLINK_SHORT_URL_BASE"},
+		&cli.StringFlag{Name: "short-url-base", Value: shortBase, DefaultText: shortBaseText, EnvVars: []string{"HOPLINK_SHORT_URL_BASE"},
 			Usage: "how short_url is built: {domain} is replaced and /{slug} appended"},
 		&cli.StringFlag{Name: "trusted-proxies", EnvVars: []string{"HOPLINK_TRUSTED_PROXIES"},
 			Usage: "comma-separated CIDRs whose X-Forwarded-For is believed (default none)"},
@@ -135,29 +143,120 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "comma-separated browser origins (https://app.example) allowed to call /mcp and the OAuth token, registration and revocation endpoints from another site, or * for any; the OAuth metadata documents allow any origin (default none)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
+		&cli.BoolFlag{Name: "no-access-log", EnvVars: []string{"HOPLINK_NO_ACCESS_LOG"},
+			Usage: "do not log one line per HTTP request (logged at info level by default)"},
 	}
 }
 
-// ConfigFromCLI turns the flags of c into a validated Config.
+// FlagsNamed returns the operator flags named, in the order of Flags, for
+// an admin command that uses only those: ConfigFromCLI gives every flag a
+// command does not take its default.
+func FlagsNamed(names ...string) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range Flags(false) {
+		if slices.Contains(names, f.Names()[0]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// flagValues reads the operator flags of one command: a flag the command
+// does not define has its default (that of Flags(false)).
+type flagValues struct {
+	c        *cli.Context
+	defaults map[string]cli.Flag
+}
+
+func newFlagValues(c *cli.Context) flagValues {
+	defaults := map[string]cli.Flag{}
+	for _, f := range Flags(false) {
+		defaults[f.Names()[0]] = f
+	}
+	return flagValues{c: c, defaults: defaults}
+}
+
+// defined reports whether the command (or the app) of c takes flag name.
+func (v flagValues) defined(name string) bool {
+	for _, ctx := range v.c.Lineage() {
+		if ctx.Command != nil && slices.ContainsFunc(ctx.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) }) {
+			return true
+		}
+	}
+	return v.c.App != nil && slices.ContainsFunc(v.c.App.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), name) })
+}
+
+func (v flagValues) String(name string) string {
+	if v.defined(name) {
+		return v.c.String(name)
+	}
+	if f, ok := v.defaults[name].(*cli.StringFlag); ok {
+		return f.Value
+	}
+	return ""
+}
+
+func (v flagValues) Duration(name string) time.Duration {
+	if v.defined(name) {
+		return v.c.Duration(name)
+	}
+	if f, ok := v.defaults[name].(*cli.DurationFlag); ok {
+		return f.Value
+	}
+	return 0
+}
+
+func (v flagValues) Int64(name string) int64 {
+	if v.defined(name) {
+		return v.c.Int64(name)
+	}
+	if f, ok := v.defaults[name].(*cli.Int64Flag); ok {
+		return f.Value
+	}
+	return 0
+}
+
+// IsSet reports whether the operator gave flag name (or its variable).
+func (v flagValues) IsSet(name string) bool { return v.defined(name) && v.c.IsSet(name) }
+
+// ConfigFromCLI turns the flags of c into a validated Config. A flag the
+// command does not take has its default. Unless given, --public-url and
+// serve's --short-url-base take the port of --addr.
 func ConfigFromCLI(c *cli.Context) (Config, error) {
+	v := newFlagValues(c)
 	cfg := Config{
-		DB:                c.String("db"),
-		Addr:              c.String("addr"),
-		DefaultLinkDomain: strings.ToLower(strings.TrimSpace(c.String("default-link-domain"))),
-		ShortURLBase:      c.String("short-url-base"),
-		Redis:             c.String("redis"),
-		DNSServer:         c.String("dns-server"),
-		CNAMETarget:       c.String("cname-target"),
-		SecretFile:        c.String("secret-file"),
-		GeoIPDB:           c.String("geoip-db"),
-		SpoolMaxBytes:     c.Int64("spool-max-bytes"),
-		LogFormat:         c.String("log-format"),
+		DB:                v.String("db"),
+		Addr:              v.String("addr"),
+		DefaultLinkDomain: strings.ToLower(strings.TrimSpace(v.String("default-link-domain"))),
+		ShortURLBase:      v.String("short-url-base"),
+		Redis:             v.String("redis"),
+		DNSServer:         v.String("dns-server"),
+		CNAMETarget:       v.String("cname-target"),
+		SecretFile:        v.String("secret-file"),
+		GeoIPDB:           v.String("geoip-db"),
+		SpoolMaxBytes:     v.Int64("spool-max-bytes"),
+		LogFormat:         v.String("log-format"),
+		AccessLog:         true,
 	}
 	var errs []error
 	if cfg.DB == "" {
 		errs = append(errs, errors.New("--db must not be empty"))
 	}
-	for _, h := range strings.Split(c.String("service-host"), ",") {
+	publicURL := v.String("public-url")
+	if port, ok := listenPort(cfg.Addr); !ok {
+		errs = append(errs, fmt.Errorf("--addr must be host:port or :port, got %q", cfg.Addr))
+	} else {
+		if !v.IsSet("public-url") {
+			publicURL = "http://localhost" + portSuffix(port)
+		}
+		if !v.IsSet("short-url-base") && cfg.ShortURLBase == serveShortURLBase {
+			cfg.ShortURLBase = "http://{domain}" + portSuffix(port)
+		}
+	}
+	if v.defined("no-access-log") {
+		cfg.AccessLog = !c.Bool("no-access-log")
+	}
+	for _, h := range strings.Split(v.String("service-host"), ",") {
 		h = strings.ToLower(strings.TrimSpace(h))
 		// Requests are matched on their host name alone, so a port is dropped.
 		if host, _, err := net.SplitHostPort(h); err == nil {
@@ -170,9 +269,9 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	if len(cfg.ServiceHosts) == 0 {
 		errs = append(errs, errors.New("--service-host must name at least one host"))
 	}
-	u, err := url.Parse(c.String("public-url"))
+	u, err := url.Parse(publicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("--public-url must be an http or https URL, got %q", c.String("public-url")))
+		errs = append(errs, fmt.Errorf("--public-url must be an http or https URL, got %q", publicURL))
 	} else {
 		u.Path = strings.TrimRight(u.Path, "/")
 		cfg.PublicURL = u
@@ -183,7 +282,7 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	if !strings.Contains(cfg.ShortURLBase, "{domain}") {
 		errs = append(errs, errors.New("--short-url-base must contain {domain}"))
 	}
-	if cfg.TrustedProxies, err = clientip.ParseTrustedProxies(c.String("trusted-proxies")); err != nil {
+	if cfg.TrustedProxies, err = clientip.ParseTrustedProxies(v.String("trusted-proxies")); err != nil {
 		errs = append(errs, fmt.Errorf("--trusted-proxies: %w", err))
 	}
 	if cfg.Redis != "" && !strings.HasPrefix(cfg.Redis, "redis://") && !strings.HasPrefix(cfg.Redis, "rediss://") {
@@ -192,16 +291,16 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 	if cfg.CNAMETarget == "" {
 		cfg.CNAMETarget = "cname." + cfg.DefaultLinkDomain
 	}
-	if cfg.CORSOrigins, err = ParseCORSOrigins(c.String("cors-origins")); err != nil {
+	if cfg.CORSOrigins, err = ParseCORSOrigins(v.String("cors-origins")); err != nil {
 		errs = append(errs, fmt.Errorf("--cors-origins: %w", err))
 	}
-	if err := cfg.LogLevel.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+	if err := cfg.LogLevel.UnmarshalText([]byte(v.String("log-level"))); err != nil {
 		errs = append(errs, fmt.Errorf("--log-level: %w", err))
 	}
 	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
 		errs = append(errs, errors.New("--log-format must be text or json"))
 	}
-	cfg.DBTimeout, cfg.StaleIfError = c.Duration("db-timeout"), c.Duration("stale-if-error")
+	cfg.DBTimeout, cfg.StaleIfError = v.Duration("db-timeout"), v.Duration("stale-if-error")
 	if cfg.DBTimeout < 0 {
 		errs = append(errs, errors.New("--db-timeout must not be negative"))
 	}
@@ -212,11 +311,12 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		errs = append(errs, errors.New("--spool-max-bytes must be above 0"))
 	}
 	if cfg.DB != "" {
-		if cfg.SpoolDir, err = SpoolPath(cfg.DB, c.String("spool-dir"), c.App.Name); err != nil {
+		if cfg.SpoolDir, err = SpoolPath(cfg.DB, v.String("spool-dir"), c.App.Name); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if cfg.IsPostgres() && cfg.SecretFile == "" {
+	// Only the servers read the secret; the admin commands take no --secret-file.
+	if cfg.IsPostgres() && cfg.SecretFile == "" && v.defined("secret-file") {
 		errs = append(errs, errors.New("--secret-file (HOPLINK_SECRET_FILE) is required with PostgreSQL: every replica must share one server secret"))
 	}
 	return cfg, errors.Join(errs...)
@@ -248,6 +348,53 @@ func ParseCORSOrigins(v string) ([]string, error) {
 
 // SpoolOff is the --spool-dir that turns the click spool off.
 const SpoolOff = "off"
+
+// CheckDB checks, before anything is built, that the database of cfg can
+// be opened where it says (checkSQLitePath): the servers call it first,
+// so that a mistyped --db is reported as such rather than by whatever
+// needs its folder first (the server secret beside it).
+func CheckDB(cfg Config) error { return checkSQLitePath(cfg.DB) }
+
+// checkSQLitePath, called before the database is opened, refuses a
+// SQLite --db that cannot be a database file:
+// one in a folder that does not exist (SQLite would say only "out of
+// memory (14)"), or a folder itself. A file that does not exist yet is
+// fine: it is created, and OpenStore logs its full path.
+func checkSQLitePath(db string) error {
+	if IsPostgresDSN(db) || db == ":memory:" || strings.HasPrefix(db, "file:") {
+		return nil
+	}
+	path, _, _ := strings.Cut(db, "?")
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--db %s is a folder; name a database file, such as %s", db, filepath.Join(path, "hoplink.db"))
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("--db %s: the folder %s does not exist; create it first, or check the path", db, dir)
+	case err != nil:
+		return fmt.Errorf("--db %s: %w", db, err)
+	case !fi.IsDir():
+		return fmt.Errorf("--db %s: %s is not a folder", db, dir)
+	}
+	return nil
+}
+
+// listenPort returns the port of the listen address addr (":8080",
+// "127.0.0.1:8080", "[::1]:8080"); ok is false when addr has none.
+func listenPort(addr string) (string, bool) {
+	_, port, err := net.SplitHostPort(addr)
+	return port, err == nil && port != ""
+}
+
+// portSuffix is ":port" in a URL, or nothing for HTTP's own port 80.
+func portSuffix(port string) string {
+	if port == "80" {
+		return ""
+	}
+	return ":" + port
+}
 
 // SpoolPath returns the click spool directory of the binary name on the
 // database db: flag when set; else hoplink.spool beside a SQLite database

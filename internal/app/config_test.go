@@ -22,7 +22,7 @@ var operatorEnv = []string{
 	"HOPLINK_DEFAULT_LINK_DOMAIN", "HOPLINK_SHORT_URL_BASE", "HOPLINK_TRUSTED_PROXIES",
 	"HOPLINK_REDIS", "HOPLINK_DNS_SERVER", "HOPLINK_CNAME_TARGET", "HOPLINK_SECRET_FILE",
 	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_DB_TIMEOUT", "HOPLINK_STALE_IF_ERROR",
-	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_SPOOL_DIR", "HOPLINK_SPOOL_MAX_BYTES",
+	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_SPOOL_DIR", "HOPLINK_SPOOL_MAX_BYTES", "HOPLINK_NO_ACCESS_LOG",
 	"HOPLINK_CORS_ORIGINS",
 }
 
@@ -376,4 +376,72 @@ func TestFlagsHaveUsageAndVariables(t *testing.T) {
 			assert.Equal(t, []string{want}, df.GetEnvVars(), "--%s", name)
 		}
 	}
+}
+
+// TestURLDefaultsFollowTheListenAddress proves that --public-url and
+// serve's --short-url-base take the port of --addr unless given, so that
+// what serve prints and builds points at where it listens.
+func TestURLDefaultsFollowTheListenAddress(t *testing.T) {
+	clearOperatorEnv(t)
+	tests := []struct {
+		name            string
+		serve           bool
+		args            []string
+		public, shortTo string
+	}{
+		{"the default address", true, nil, "http://localhost:8080", "http://{domain}:8080"},
+		{"another loopback port", true, []string{"--addr", "127.0.0.1:18095"}, "http://localhost:18095", "http://{domain}:18095"},
+		{"every interface", true, []string{"--addr", ":9000"}, "http://localhost:9000", "http://{domain}:9000"},
+		{"port 80 needs none in URLs", true, []string{"--addr", "127.0.0.1:80"}, "http://localhost", "http://{domain}"},
+		{"given URLs are kept", true, []string{"--addr", "127.0.0.1:18095", "--public-url", "https://api.example.com",
+			"--short-url-base", "https://{domain}"}, "https://api.example.com", "https://{domain}"},
+		{"a service binary keeps https short URLs", false, []string{"--addr", ":8081"}, "http://localhost:8081", "https://{domain}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := configFrom(t, tt.serve, tt.args...)
+			require.NoError(t, err)
+			assert.Equal(t, tt.public, cfg.PublicURL.String())
+			assert.Equal(t, tt.shortTo, cfg.ShortURLBase)
+		})
+	}
+	t.Run("from the environment too", func(t *testing.T) {
+		t.Setenv("HOPLINK_ADDR", "127.0.0.1:18096")
+		cfg, err := configFrom(t, true)
+		require.NoError(t, err)
+		assert.Equal(t, "http://localhost:18096", cfg.PublicURL.String())
+	})
+	t.Run("an address without a port is refused", func(t *testing.T) {
+		_, err := configFrom(t, true, "--addr", "localhost")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "--addr")
+	})
+}
+
+func TestAccessLogFlag(t *testing.T) {
+	clearOperatorEnv(t)
+	cfg, err := configFrom(t, true)
+	require.NoError(t, err)
+	assert.True(t, cfg.AccessLog, "on by default")
+	cfg, err = configFrom(t, true, "--no-access-log")
+	require.NoError(t, err)
+	assert.False(t, cfg.AccessLog)
+}
+
+// TestServiceBinariesCheckTheDatabasePathFirst proves that a single-service
+// binary refuses a --db in a missing folder in one line naming it, before
+// building anything.
+func TestServiceBinariesCheckTheDatabasePathFirst(t *testing.T) {
+	clearOperatorEnv(t)
+	missing := t.TempDir() + "/no-such-folder/x.db"
+	cliApp := app.ServiceCLI("hoplink-test", "test", app.APIService)
+	cliApp.Writer, cliApp.ErrWriter = io.Discard, io.Discard
+	err := cliApp.Run([]string{"hoplink-test", "--db", missing})
+	require.Error(t, err)
+	assert.Equal(t, "--db "+missing+": the folder "+strings.TrimSuffix(missing, "/x.db")+" does not exist; create it first, or check the path", err.Error())
+
+	dir := t.TempDir()
+	err = cliApp.Run([]string{"hoplink-test", "--db", dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is a folder")
 }

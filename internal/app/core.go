@@ -2,9 +2,13 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -246,12 +250,16 @@ func NewLogger(cfg Config) *slog.Logger {
 
 // OpenStore opens the database of cfg, migrates it when opts ask, and closes
 // it when the application stops.
-func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions) (*store.Store, error) {
+func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions, log *slog.Logger) (*store.Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if err := checkSQLitePath(cfg.DB); err != nil {
+		return nil, err
+	}
+	logDatabase(cfg, log)
 	s, err := store.Open(ctx, cfg.DB)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--db %s: %w", DBForLog(cfg.DB), err)
 	}
 	if opts.Migrate {
 		if err := s.Migrate(ctx); err != nil {
@@ -261,6 +269,60 @@ func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions) (*store.Store, er
 	}
 	lc.Append(fx.StopHook(s.Close))
 	return s, nil
+}
+
+// logDatabase logs which database is opened: for a SQLite file its
+// absolute path, and whether it is created now (a mistyped --db would
+// otherwise silently start an empty database).
+func logDatabase(cfg Config, log *slog.Logger) {
+	switch {
+	case cfg.IsPostgres():
+		log.Info("opening the PostgreSQL database", "db", DBForLog(cfg.DB))
+	case cfg.DB == ":memory:":
+		log.Info("using an in-memory SQLite database: everything is lost when the process stops")
+	default:
+		if abs := newSQLiteFile(cfg.DB); abs != "" {
+			log.Info("creating a new SQLite database", "path", abs)
+			return
+		}
+		log.Info("opening the SQLite database", "path", sqliteAbs(cfg.DB))
+	}
+}
+
+// sqliteAbs is the absolute path of the SQLite database file db.
+func sqliteAbs(db string) string {
+	path, _, _ := strings.Cut(strings.TrimPrefix(db, "file:"), "?")
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	return abs
+}
+
+// newSQLiteFile returns the absolute path of the SQLite database file db
+// when the file does not exist yet (opening it creates it), and "" for an
+// existing file, an in-memory database or PostgreSQL.
+func newSQLiteFile(db string) string {
+	if IsPostgresDSN(db) || db == ":memory:" || strings.Contains(db, "mode=memory") {
+		return ""
+	}
+	path, _, _ := strings.Cut(strings.TrimPrefix(db, "file:"), "?")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return sqliteAbs(db)
+	}
+	return ""
+}
+
+// DBForLog is the database DSN without its password, for logs and errors.
+func DBForLog(db string) string {
+	if !IsPostgresDSN(db) {
+		return db
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return "postgres://…"
+	}
+	return u.Redacted()
 }
 
 // NewLimiter returns the Redis limiter when cfg names Redis and the in-process one otherwise.

@@ -64,7 +64,8 @@ var leafImports = map[string][]string{
 	"cors":            nil,
 	// web renders pages from the views its callers fill: it knows no
 	// service, store or adapter.
-	"web": nil,
+	"web":     nil,
+	"version": nil,
 }
 
 func allowed(pkg string, list []string) bool {

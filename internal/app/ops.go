@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"io"
 	"strings"
 
@@ -30,7 +31,13 @@ type Ops struct {
 	Exports *analytics.Exports
 	// Purger deletes what is older than each plan's retention.
 	Purger *analytics.Purger
-	store  *store.Store
+	// Team changes members' roles.
+	Team *org.Team
+	// Created is the absolute path of the SQLite database file this open
+	// created, as it did not exist: a mistyped --db shows here. Empty when
+	// the database existed, or is not a SQLite file.
+	Created string
+	store   *store.Store
 }
 
 // OpenOps opens the database of cfg for the CLI. A SQLite database is
@@ -47,9 +54,13 @@ func OpenOpsForMigrate(ctx context.Context, cfg Config) (*Ops, error) {
 }
 
 func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
+	if err := checkSQLitePath(cfg.DB); err != nil {
+		return nil, errcode.New(errcode.ValidationError, err.Error())
+	}
+	created := newSQLiteFile(cfg.DB)
 	s, err := store.Open(ctx, cfg.DB)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--db %s: %w", DBForLog(cfg.DB), err)
 	}
 	if migrate {
 		if err := s.Migrate(ctx); err != nil {
@@ -70,6 +81,8 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 		Audit:   audit.NewRecorder(s, audit.RecorderOptions{}),
 		Exports: analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String()}),
 		Purger:  analytics.NewPurger(s, analytics.PurgerOptions{}),
+		Team:    org.NewTeam(s, org.TeamOptions{}),
+		Created: created,
 		store:   s,
 	}, nil
 }
@@ -148,6 +161,33 @@ func (o *Ops) RevokeKey(ctx context.Context, id uuid.UUID) (*auth.Key, error) {
 		return nil, err
 	}
 	return k, nil
+}
+
+// SetMemberRole gives the member of organization orgID whose email is
+// email the role, as PATCH /v1/members/{user_id} does for a key
+// without a creator (which may make and unmake owners), and returns the
+// member. Errors: NOT_FOUND for an unknown organization or a user who is
+// not a member; VALIDATION_ERROR for a role other than owner, admin or
+// member; LAST_OWNER when it would leave the organization without an owner.
+func (o *Ops) SetMemberRole(ctx context.Context, orgID uuid.UUID, email string, role auth.Role) (*org.TeamMember, error) {
+	if _, err := o.Orgs.ByID(ctx, orgID); err != nil {
+		return nil, err
+	}
+	n, err := identity.NormalizeEmail(email)
+	if err != nil {
+		return nil, err
+	}
+	members, err := o.Orgs.Members(ctx, orgID)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range members {
+		if strings.EqualFold(m.Email, n) {
+			p := &auth.Principal{OrgID: orgID, Type: auth.KeyTypeAPI, Scopes: auth.NewScopeSet([]auth.Scope{auth.ScopeTeamWrite})}
+			return o.Team.UpdateRole(ctx, p, m.UserID, org.UpdateMemberInput{Role: &role})
+		}
+	}
+	return nil, errcode.New(errcode.NotFound, "the user is not a member of this organization")
 }
 
 // RenameApp renames the subdomain of app id, whatever its organization,

@@ -6,13 +6,16 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"go.uber.org/dig"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/geo"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
@@ -20,6 +23,7 @@ import (
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/version"
 )
 
 // Options are the fx options of one binary.
@@ -29,6 +33,9 @@ func Options(cfg Config, storeOpts StoreOptions, extra ...fx.Option) fx.Option {
 		fx.WithLogger(func(log *slog.Logger) fxevent.Logger {
 			l := &fxevent.SlogLogger{Logger: log}
 			l.UseLogLevel(slog.LevelDebug)
+			// A failed start is reported once, by Run's caller, in the
+			// operator's words; fx's own account of it is for debugging.
+			l.UseErrorLevel(slog.LevelDebug)
 			return l
 		}),
 		Core,
@@ -137,9 +144,24 @@ func NewClickRecorder(lc fx.Lifecycle, cfg Config, s *store.Store, locator geo.L
 		go reportOverflow(ctx, rec, log, 10*time.Second)
 		err := rec.Run(ctx)
 		allowance.Wait()
+		logClicksAtStop(log, rec.Stats(), cfg.SpoolDir)
 		return err
 	})
 	return rec, nil
+}
+
+// logClicksAtStop logs, as the click recorder stops, what it did with the
+// clicks of this run: written, counted only, given up, and what stays in
+// the spool for the next start.
+func logClicksAtStop(log *slog.Logger, st analytics.Stats, spoolDir string) {
+	attrs := []any{"accepted", st.Accepted, "written", st.Written, "counted_only", st.CountedOnly,
+		"duplicates", st.Duplicates, "failed", st.Failed}
+	if spoolDir != "" {
+		attrs = append(attrs, "left_in_spool_bytes", st.SpoolBytes, "spool_dir", spoolDir)
+	} else {
+		attrs = append(attrs, "left_in_memory", st.Buffered)
+	}
+	log.Info("click recorder stopped", attrs...)
 }
 
 // NewLocator returns what locates clicks: the MaxMind-format database of
@@ -200,15 +222,25 @@ func ServeAll(boot BootstrapOptions) fx.Option {
 }
 
 // Bootstrap creates the organization "Default" and prints its key once when
-// the database has no organization and boot is enabled.
-func Bootstrap(lc fx.Lifecycle, boot BootstrapOptions, orgs *org.Service, cfg Config) {
+// the database has no organization and boot is enabled. On a database that
+// has organizations it logs how to make a key with the CLI, for whoever
+// lost the bootstrap key.
+func Bootstrap(lc fx.Lifecycle, boot BootstrapOptions, orgs *org.Service, cfg Config, log *slog.Logger) {
 	if !boot.Enabled {
 		return
 	}
 	lc.Append(fx.StartHook(func(ctx context.Context) error {
 		n, err := orgs.Count(ctx)
-		if err != nil || n > 0 {
+		if err != nil {
 			return err
+		}
+		if n > 0 {
+			db := DBForLog(cfg.DB)
+			log.Info("the database has organizations, so no bootstrap key is made; a lost key cannot be shown again, "+
+				"but the CLI makes a new one", "organizations", n,
+				"list_them", "hoplink org list --db "+db,
+				"make_a_key", "hoplink key create --db "+db+" --org ORG_ID --name admin --scopes "+scopeList(auth.RequestableScopes))
+			return nil
 		}
 		o, key, err := orgs.Create(ctx, "Default", org.PlanFree)
 		if err != nil {
@@ -225,12 +257,22 @@ func Bootstrap(lc fx.Lifecycle, boot BootstrapOptions, orgs *org.Service, cfg Co
 	}))
 }
 
+func scopeList(scopes []auth.Scope) string {
+	s := make([]string, len(scopes))
+	for i, sc := range scopes {
+		s[i] = string(sc)
+	}
+	return strings.Join(s, ",")
+}
+
 // Run starts an application built from opts, waits for SIGINT or SIGTERM and
 // stops it gracefully.
 func Run(opts fx.Option) error {
 	a := fx.New(opts, fx.StopTimeout(30*time.Second))
 	if err := a.Err(); err != nil {
-		return err
+		// The error a constructor returned, without the dependency
+		// chain fx and dig wrap around it.
+		return dig.RootCause(err)
 	}
 	// Done receives SIGINT and SIGTERM. Ask for it before starting, so that a
 	// signal that arrives as soon as the server listens stops it gracefully.
@@ -251,12 +293,16 @@ func Run(opts fx.Option) error {
 // A SQLite database is migrated on start; PostgreSQL needs `hoplink migrate`.
 func ServiceCLI(name, usage string, service func() fx.Option) *cli.App {
 	return &cli.App{
-		Name:  name,
-		Usage: usage,
-		Flags: Flags(false),
+		Name:    name,
+		Usage:   usage,
+		Version: version.Get().String(),
+		Flags:   Flags(false),
 		Action: func(c *cli.Context) error {
 			cfg, err := ConfigFromCLI(c)
 			if err != nil {
+				return err
+			}
+			if err := CheckDB(cfg); err != nil {
 				return err
 			}
 			return Run(Options(cfg, StoreOptions{Migrate: !cfg.IsPostgres()}, service()))

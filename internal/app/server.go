@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 
 	"go.uber.org/fx"
@@ -129,9 +131,13 @@ var Server = fx.Module("server",
 
 // RunServer starts an HTTP server for h in lc.
 func RunServer(lc fx.Lifecycle, cfg Config, h Handler, log *slog.Logger) {
+	var handler http.Handler = h
+	if cfg.AccessLog {
+		handler = httpapi.AccessLog(h, log)
+	}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
-		Handler:           h,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -143,7 +149,7 @@ func RunServer(lc fx.Lifecycle, cfg Config, h Handler, log *slog.Logger) {
 		OnStart: func(context.Context) error {
 			ln, err := net.Listen("tcp", cfg.Addr)
 			if err != nil {
-				return err
+				return listenError(cfg.Addr, err)
 			}
 			log.Info("listening", "addr", ln.Addr().String())
 			go func() {
@@ -153,6 +159,26 @@ func RunServer(lc fx.Lifecycle, cfg Config, h Handler, log *slog.Logger) {
 			}()
 			return nil
 		},
-		OnStop: srv.Shutdown,
+		OnStop: func(ctx context.Context) error {
+			log.Info("stopping: no new connections; finishing the requests in flight")
+			err := srv.Shutdown(ctx)
+			if err == nil {
+				log.Info("HTTP server stopped")
+			}
+			return err
+		},
 	})
+}
+
+// listenError says in one line that the server cannot listen on addr, and
+// which flag chooses another address.
+func listenError(addr string, err error) error {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("cannot listen on %s: the address is in use (another server runs there?); choose another with --addr", addr)
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Err != nil {
+		err = opErr.Err
+	}
+	return fmt.Errorf("cannot listen on %s (--addr): %v", addr, err)
 }
