@@ -23,7 +23,9 @@ func assertServesOAuth(t *testing.T, srv *server) {
 	require.NoError(t, err)
 	publicURL := "http://localhost:" + port
 	assert.Equal(t, publicURL, meta["issuer"], "the issuer is --public-url, whose default follows --addr")
-	status, body = srv.get(t, "localhost", "/.well-known/oauth-protected-resource/mcp", "")
+	// The protected resource names the host the client asked, port and
+	// all, as a client of the public URL sends it.
+	status, body = srv.get(t, "localhost:"+port, "/.well-known/oauth-protected-resource/mcp", "")
 	require.Equal(t, http.StatusOK, status, "%s", body)
 	assert.Contains(t, string(body), `"resource":"`+publicURL+`/mcp"`)
 	status, body = srv.get(t, "localhost", "/account/connections", "")
