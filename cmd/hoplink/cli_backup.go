@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -75,7 +76,7 @@ func (e *cliEnv) backup(c *cli.Context) (*backupDoc, error) {
 	}
 	file := strings.TrimPrefix(db, "file:")
 	file, _, _ = strings.Cut(file, "?")
-	if info, err := os.Stat(file); err != nil || !info.Mode().IsRegular() {
+	if !isSQLiteFile(file) {
 		return nil, errcode.Field("db", fmt.Sprintf("%s is not a SQLite database file", file))
 	}
 	out, err := filepath.Abs(c.String("out"))
@@ -108,4 +109,25 @@ func (e *cliEnv) backup(c *cli.Context) (*backupDoc, error) {
 		return nil, err
 	}
 	return &backupDoc{Path: out, Bytes: size}, nil
+}
+
+// sqliteHeader starts every SQLite database file (SQLite's file format,
+// section 1.3).
+const sqliteHeader = "SQLite format 3\x00"
+
+// isSQLiteFile reports whether path is a regular file that starts with the
+// SQLite header, so that a mistyped --db fails as the operator's mistake
+// rather than as a database error.
+func isSQLiteFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	head := make([]byte, len(sqliteHeader))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == sqliteHeader
 }

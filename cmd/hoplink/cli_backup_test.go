@@ -41,6 +41,14 @@ func TestBackup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fmt.Sprintf("Wrote %s (%d bytes).\n", text, info.Size()), run.stdout)
 
+	t.Run("HOPLINK_DB names the database", func(t *testing.T) {
+		t.Setenv("HOPLINK_DB", db)
+		env := filepath.Join(dir, "env.db")
+		ok(t, "", "backup", "--out", env, "--json")
+		got := ok(t, "", "org", "get", id, "--db", env, "--json")
+		assert.Equal(t, id, got["id"])
+	})
+
 	t.Run("an existing file is replaced only with --force", func(t *testing.T) {
 		require.NoError(t, os.WriteFile(out, []byte("not a backup"), 0o600))
 		e := fails(t, errcode.ValidationError, "", "backup", "--db", db, "--out", out, "--json")
@@ -60,6 +68,8 @@ func TestBackupRefuses(t *testing.T) {
 	createOrg(t, db, "Acme")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "copy.db")
+	notDB := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(notDB, []byte("not a database, but long enough"), 0o600))
 	for _, tc := range []struct {
 		name, want string
 		args       []string
@@ -69,6 +79,8 @@ func TestBackupRefuses(t *testing.T) {
 		{"an in-memory database", "SQLite database file", []string{"--db", ":memory:", "--out", out}},
 		{"a database file that does not exist (none is created)", "not a SQLite database file",
 			[]string{"--db", filepath.Join(dir, "missing.db"), "--out", out}},
+		{"a file that is not a SQLite database", "not a SQLite database file", []string{"--db", notDB, "--out", out}},
+		{"a directory as --db", "not a SQLite database file", []string{"--db", dir, "--out", out}},
 		{"no --out", "--out", []string{"--db", db}},
 		{"an --out that is a directory", "directory", []string{"--db", db, "--out", dir}},
 		{"an --out in a directory that does not exist", "does not exist", []string{"--db", db, "--out", filepath.Join(dir, "no", "copy.db")}},
