@@ -62,6 +62,7 @@ func newApp(stdout, stderr io.Writer, stdin io.Reader) *cli.App {
 			env.memberCommand(),
 			env.clicksCommand(),
 			env.purgeCommand(),
+			env.backupCommand(),
 		},
 	}
 	a.Action = env.unknownCommand(cli.ShowAppHelp)
