@@ -239,13 +239,19 @@ func NewAppService(d AppServiceDeps) *linking.AppService {
 	})
 }
 
-// NewLogger returns the slog logger cfg asks for, writing to standard error.
-func NewLogger(cfg Config) *slog.Logger {
+// NewLogger returns the slog logger cfg asks for, writing to standard
+// error through a buffer (logWriter: info lines within a fraction of a
+// second, warnings and errors at once) that is flushed when the
+// application stops.
+func NewLogger(lc fx.Lifecycle, cfg Config) *slog.Logger {
+	out := newLogWriter(os.Stderr)
+	lc.Append(fx.StopHook(out.Stop))
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(out, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		h = slog.NewJSONHandler(out, opts)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	return slog.New(flushingHandler{h, out})
 }
 
 // OpenStore opens the database of cfg, migrates it when opts ask, and closes
