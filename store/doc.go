@@ -5,7 +5,8 @@
 // org.ParameterStore, org.TeamStore and org.InvitationStore;
 // linking.LinkStore, linking.AppStore, linking.DomainStore,
 // linking.MoveChoiceStore and linking.ResolveStore; attribution.Store;
-// analytics.Store and analytics.UsageStore; account.Store; audit.Store.
+// analytics.Store and analytics.UsageStore; account.Store; audit.Store;
+// webhook.Store (webhooks.go: endpoints, the outbox and deliveries).
 //
 // Rules every repository here follows:
 //   - Tenancy: every query on a row that belongs to an organization is scoped
