@@ -17,7 +17,7 @@ import (
 // mcpScopes is the scope parameter of the 401 challenge: every scope a
 // client may ask for, as the metadata's scopes_supported lists them.
 const mcpScopes = "links:read links:write apps:read apps:write analytics:read keys:read keys:write " +
-	"domains:read domains:write org:read org:delete team:read team:write"
+	"domains:read domains:write org:read org:delete team:read team:write webhooks:read webhooks:write"
 
 func callBody(tool string, args string) string {
 	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`

@@ -322,7 +322,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 		return nil, nil
 	}
 	var rows []webhookDeliveryRow
-	if err := s.db.NewSelect().Model(&rows).Where("wd.id IN (?)", bun.In(won)).
+	if err := s.db.NewSelect().Model(&rows).Where("wd.id IN (?)", bun.List(won)).
 		OrderExpr("wd.next_attempt_at, wd.id").Scan(ctx); err != nil {
 		return nil, s.err("claim deliveries", err)
 	}
@@ -334,14 +334,14 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 		hookIDs = append(hookIDs, r.WebhookID)
 	}
 	var events []webhookEventRow
-	if err := s.db.NewSelect().Model(&events).Where("we.id IN (?)", bun.In(eventIDs)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&events).Where("we.id IN (?)", bun.List(eventIDs)).Scan(ctx); err != nil {
 		return nil, s.err("claim deliveries", err)
 	}
 	for _, e := range events {
 		bodies[e.ID] = e.Body
 	}
 	var endpoints []webhookRow
-	if err := s.db.NewSelect().Model(&endpoints).Where("w.id IN (?)", bun.In(hookIDs)).Scan(ctx); err != nil {
+	if err := s.db.NewSelect().Model(&endpoints).Where("w.id IN (?)", bun.List(hookIDs)).Scan(ctx); err != nil {
 		return nil, s.err("claim deliveries", err)
 	}
 	for i := range endpoints {

@@ -28,6 +28,6 @@
 //
 // Payloads carry no IP address and no full user agent.
 //
-// This package imports the standard library, uuid, errcode, auth, audit,
-// cursor and secretkey; never store, httpapi or fx.
+// This package imports the standard library, uuid, apitype, errcode, auth,
+// audit, cursor and secretkey; never store, httpapi or fx.
 package webhook

@@ -84,26 +84,26 @@ const (
 
 // Delivery is one event to post to one endpoint, and what became of it.
 type Delivery struct {
-	ID        uuid.UUID
-	OrgID     uuid.UUID
-	WebhookID uuid.UUID
-	EventID   uuid.UUID
-	EventType Type
-	Status    Status
+	ID        uuid.UUID `json:"id"`
+	OrgID     uuid.UUID `json:"-"`
+	WebhookID uuid.UUID `json:"webhook_id"`
+	EventID   uuid.UUID `json:"event_id"`
+	EventType Type      `json:"event_type"`
+	Status    Status    `json:"status"`
 	// Attempts counts the requests made so far.
-	Attempts int
+	Attempts int `json:"attempts"`
 	// NextAttemptAt is when a pending delivery is due; nil once it is done.
-	NextAttemptAt *time.Time
-	LastAttemptAt *time.Time
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	LastAttemptAt *time.Time `json:"last_attempt_at"`
 	// LastStatusCode is the HTTP status of the last answer; nil when the
 	// last attempt got none (timeout, connection error) or none was made.
-	LastStatusCode *int
+	LastStatusCode *int `json:"last_status_code"`
 	// LastResponseMS is how long the last attempt took, in milliseconds.
-	LastResponseMS *int
+	LastResponseMS *int `json:"last_response_ms"`
 	// LastError says why the last attempt failed; empty after a success.
-	LastError string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	LastError string    `json:"last_error"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // Claimed is a delivery a worker holds under a lease, with what it needs to
