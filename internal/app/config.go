@@ -64,6 +64,10 @@ type Config struct {
 	// StaleIfError is how long past its cache TTL a known link keeps
 	// redirecting while the database cannot be reached; zero disables it.
 	StaleIfError time.Duration
+	// WebhookAllowPrivate lets webhook URLs use plain http and reach
+	// loopback, private, link-local and metadata addresses, for tests and
+	// private networks.
+	WebhookAllowPrivate bool
 }
 
 // zeroDisables turns an operator's duration, where zero turns a feature off,
@@ -124,6 +128,8 @@ func Flags(serve bool) []cli.Flag {
 				"<user cache dir>/hoplink/<binary>.spool with PostgreSQL, none (clicks in memory) with :memory:"},
 		&cli.Int64Flag{Name: "spool-max-bytes", Value: analytics.DefaultSpoolMaxBytes, EnvVars: []string{"HOPLINK_SPOOL_MAX_BYTES"},
 			Usage: "bound of the click spool on disk; past it clicks are counted but not stored"},
+		&cli.BoolFlag{Name: "webhook-allow-private", EnvVars: []string{"HOPLINK_WEBHOOK_ALLOW_PRIVATE"},
+			Usage: "allow webhook URLs on loopback, private, link-local and metadata addresses, and plain http (for tests and private networks)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
 	}
@@ -143,6 +149,8 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		GeoIPDB:           c.String("geoip-db"),
 		SpoolMaxBytes:     c.Int64("spool-max-bytes"),
 		LogFormat:         c.String("log-format"),
+
+		WebhookAllowPrivate: c.Bool("webhook-allow-private"),
 	}
 	var errs []error
 	if cfg.DB == "" {
