@@ -1,9 +1,16 @@
 package httpapi_test
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,6 +18,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store/storetest"
 	"github.com/hoplink/hoplink/webhook"
 )
@@ -148,4 +156,87 @@ func TestWebhookEndpointErrors(t *testing.T) {
 	}
 	r = h.get(t, member, "/v1/webhooks")
 	assert.Equal(t, http.StatusOK, r.status, "members read")
+}
+
+// The events of changes made through the API reach a real receiver, once
+// each, signed with the secret the create answered.
+func TestChangesThroughTheAPIAreDeliveredSigned(t *testing.T) {
+	t.Parallel()
+	type received struct {
+		header http.Header
+		body   []byte
+	}
+	var mu sync.Mutex
+	var got []received
+	receiver := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, received{r.Header.Clone(), body})
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(receiver.Close)
+	pool := x509.NewCertPool()
+	pool.AddCert(receiver.Certificate())
+
+	var worker *webhook.Worker
+	h := newHarness(t, storetest.SQLite(t), withAPI(func(h *harness, o *httpapi.Options) {
+		o.Links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
+			DefaultLinkDomain: linkDomain, ShortURLBase: "http://{domain}:8080", Clock: h.clock.Now})
+		svc, err := webhook.NewService(h.store, cursorSecret, webhook.ServiceOptions{AllowPrivate: true, Clock: h.clock.Now})
+		require.NoError(t, err)
+		o.Webhooks = svc
+		worker, err = webhook.NewWorker(h.store, cursorSecret, webhook.WorkerOptions{Clock: h.clock.Now,
+			Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, TLS: &tls.Config{RootCAs: pool}})})
+		require.NoError(t, err)
+	}))
+	o := h.newOrg(t, "Acme")
+	h.newApp(t, o.ID)
+	key := o.key.raw
+	r := h.post(t, key, "/v1/webhooks", bodyJSON(t, map[string]any{"url": receiver.URL,
+		"events": []string{"link.created", "link.updated", "link.deleted"}}))
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	var hook webhookBody
+	r.decode(t, &hook)
+
+	r = h.post(t, key, "/v1/links", `{"destination_url":"https://example.com/","slug":"spring"}`)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	var link struct {
+		ID       string `json:"id"`
+		ShortURL string `json:"short_url"`
+	}
+	r.decode(t, &link)
+	r = h.do(t, request{method: http.MethodPatch, path: "/v1/links/" + link.ID, key: key, body: `{"name":"Spring sale"}`})
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	require.Equal(t, http.StatusOK, h.delete(t, key, "/v1/links/"+link.ID).status)
+
+	h.clock.Advance(24 * time.Hour) // every event is due, whatever the store's clock said
+	for {
+		n, err := worker.RunOnce(t.Context())
+		require.NoError(t, err)
+		if n == 0 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, got, 3, "one delivery per change")
+	var types []string
+	ids := map[string]bool{}
+	for _, g := range got {
+		require.NoError(t, webhook.VerifyAt(hook.Secret, g.header, g.body, h.clock.Now()))
+		var body struct {
+			Type string         `json:"type"`
+			Data map[string]any `json:"data"`
+		}
+		require.NoError(t, json.Unmarshal(g.body, &body))
+		types = append(types, body.Type)
+		assert.Equal(t, link.ID, body.Data["id"])
+		ids[g.header.Get("webhook-id")] = true
+		if body.Type == "link.created" {
+			assert.Equal(t, link.ShortURL, body.Data["short_url"])
+		}
+	}
+	assert.ElementsMatch(t, []string{"link.created", "link.updated", "link.deleted"}, types)
+	assert.Len(t, ids, 3, "each event has its own id")
 }
