@@ -29,7 +29,7 @@ type Handler struct{ http.Handler }
 
 // API provides the REST API handler.
 var API = fx.Module("api",
-	fx.Provide(NewAPI, NewMatcher, NewWebhooks, NewWebhookWorker),
+	fx.Provide(NewAPI, NewMatcher, NewWebhookWorker),
 	fx.Invoke(RunExportWorker, RunPurger, RunWebhookWorker),
 	RenameSweep,
 )
