@@ -68,6 +68,11 @@ func status(code int) func(w http.ResponseWriter, r *http.Request) {
 
 func newReceiver(t *testing.T, answers ...func(w http.ResponseWriter, r *http.Request)) *receiver {
 	t.Helper()
+	return newReceiverTB(t, answers...)
+}
+
+func newReceiverTB(t testing.TB, answers ...func(w http.ResponseWriter, r *http.Request)) *receiver {
+	t.Helper()
 	if len(answers) == 0 {
 		answers = append(answers, status(http.StatusOK))
 	}
@@ -128,7 +133,7 @@ type fixtureOptions struct {
 	org          *org.Organization
 }
 
-func newFixture(t *testing.T, rc *receiver, o fixtureOptions) *fixture {
+func newFixture(t testing.TB, rc *receiver, o fixtureOptions) *fixture {
 	t.Helper()
 	c := &clock{now: time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)}
 	s := o.store
@@ -158,7 +163,7 @@ func newFixture(t *testing.T, rc *receiver, o fixtureOptions) *fixture {
 }
 
 // create adds an endpoint for events at url and returns it with its secret.
-func (f *fixture) create(t *testing.T, url string, events ...webhook.Type) *webhook.WithSecret {
+func (f *fixture) create(t testing.TB, url string, events ...webhook.Type) *webhook.WithSecret {
 	t.Helper()
 	w, err := f.svc.Create(t.Context(), f.owner, webhook.CreateInput{URL: apitype.Some(url), Events: apitype.Some(events)})
 	require.NoError(t, err)
