@@ -16,6 +16,7 @@ import (
 	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/internal/dnstest"
 	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/store/storetest"
 	"github.com/hoplink/hoplink/webhook"
 )
 
@@ -252,37 +253,57 @@ func TestARotatedSecretSignsBesideTheNewOneForADay(t *testing.T) {
 		"the old secret stops signing after a day")
 }
 
+// Two workers, each with a store of its own (two processes' connection
+// pools) on one database, deliver each event once: on SQLite a file, on
+// PostgreSQL when HOPLINK_TEST_POSTGRES is set.
 func TestTwoWorkersDeliverEachEventOnce(t *testing.T) {
 	t.Parallel()
-	rc := newReceiver(t)
-	f := newFixture(t, rc, fixtureOptions{allowPrivate: true})
-	other, err := webhook.NewWorker(f.store, serverSecret, webhook.WorkerOptions{
-		Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, TLS: rc.tls()}), Clock: f.clock.Now, Batch: 3})
-	require.NoError(t, err)
-	f.create(t, rc.URL, webhook.MemberJoined)
-	for range 20 {
-		f.emit(t, webhook.MemberJoined, webhook.MemberData{})
+	dsns := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return filepath.Join(t.TempDir(), "hoplink.db") },
+		"postgres": func(t *testing.T) string { return storetest.PostgresDSN(t) },
 	}
-	var wg sync.WaitGroup
-	for _, w := range []*webhook.Worker{f.worker, other} {
-		wg.Go(func() {
-			for {
-				n, err := w.RunOnce(t.Context())
-				assert.NoError(t, err)
-				if n == 0 {
-					return
-				}
+	for name, dsn := range dsns {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dsn := dsn(t)
+			open := func() *store.Store {
+				s, err := store.Open(t.Context(), dsn)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = s.Close() })
+				return s
+			}
+			first := open()
+			require.NoError(t, first.Migrate(t.Context()))
+			second := open()
+			rc := newReceiver(t)
+			f := newFixture(t, rc, fixtureOptions{allowPrivate: true, store: first})
+			g := newFixture(t, rc, fixtureOptions{allowPrivate: true, store: second, org: f.org})
+			f.create(t, rc.URL, webhook.MemberJoined)
+			for range 40 {
+				f.emit(t, webhook.MemberJoined, webhook.MemberData{})
+			}
+			var wg sync.WaitGroup
+			for _, w := range []*webhook.Worker{f.worker, g.worker} {
+				wg.Go(func() {
+					for {
+						n, err := w.RunOnce(t.Context())
+						assert.NoError(t, err)
+						if n == 0 {
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			seen := map[string]int{}
+			for _, r := range rc.requests() {
+				seen[r.header.Get("webhook-id")]++
+			}
+			assert.Len(t, seen, 40)
+			for id, n := range seen {
+				assert.Equal(t, 1, n, id)
 			}
 		})
-	}
-	wg.Wait()
-	seen := map[string]int{}
-	for _, r := range rc.requests() {
-		seen[r.header.Get("webhook-id")]++
-	}
-	assert.Len(t, seen, 20)
-	for id, n := range seen {
-		assert.Equal(t, 1, n, id)
 	}
 }
 
