@@ -49,6 +49,13 @@
 // past retention. analytics.go says which queries they answer and which
 // scan raw clicks (scanClicks).
 //
+// Webhook events (webhook_events.go): a store method whose change is
+// announced (a link created, changed or deleted, a domain verified or
+// suspended, a member joining or leaving, an install claimed, an unmatched
+// attempt, a batch of stored clicks) writes the event to the webhook
+// outbox in its own transaction, so that the event exists exactly when the
+// change does.
+//
 // Package store/storetest runs one test body on SQLite and, when
 // HOPLINK_TEST_POSTGRES holds a DSN, on PostgreSQL.
 //

@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
@@ -104,4 +106,101 @@ func installUnattributedEvent(a *attribution.Attempt) (webhook.Event, error) {
 		data.FailReason = string(*a.FailReason)
 	}
 	return webhook.NewEvent(a.OrgID, webhook.InstallUnattributed, a.CreatedAt, nil, a.AppID, data)
+}
+
+// clickSubscriptionsTTL is how long a process trusts its list of the
+// organizations with an enabled endpoint that takes link.clicked: a new
+// subscription made on another replica reaches this one's click writer
+// within it. A change of endpoints through this store empties the list at
+// once.
+const clickSubscriptionsTTL = 10 * time.Second
+
+// clickSubscribers is the list emitClicks reads, so that a batch of clicks
+// of organizations that take no link.clicked costs a map lookup, not a
+// query.
+type clickSubscribers struct {
+	mu    sync.Mutex
+	orgs  map[uuid.UUID]bool
+	until time.Time
+}
+
+func (c *clickSubscribers) forget() {
+	c.mu.Lock()
+	c.until = time.Time{}
+	c.mu.Unlock()
+}
+
+// clickSubscribers returns the organizations that take link.clicked,
+// reading them through tx when the list is older than
+// clickSubscriptionsTTL.
+func (s *Store) clickSubscribers(ctx context.Context, tx bun.IDB) (map[uuid.UUID]bool, error) {
+	c := &s.clickSubs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := time.Now()
+	if now.Before(c.until) {
+		return c.orgs, nil
+	}
+	var orgIDs []uuid.UUID
+	err := tx.NewSelect().Model((*webhookRow)(nil)).Column("w.org_id").
+		Where("w.disabled_at IS NULL AND w.events LIKE ?", `%"`+string(webhook.LinkClicked)+`"%`).
+		Scan(ctx, &orgIDs)
+	if err != nil {
+		return nil, err
+	}
+	orgs := make(map[uuid.UUID]bool, len(orgIDs))
+	for _, id := range orgIDs {
+		orgs[id] = true
+	}
+	c.orgs, c.until = orgs, now.Add(clickSubscriptionsTTL)
+	return orgs, nil
+}
+
+// emitClicks announces stored clicks (link.clicked) through tx, the
+// batch's transaction, for the organizations that take the event: one event
+// per link and up to webhook.MaxClicksPerEvent clicks, stamped with its
+// last click's time. The endpoints' filters then apply as for any event.
+func (s *Store) emitClicks(ctx context.Context, tx bun.IDB, stored []analytics.Click) error {
+	if len(stored) == 0 {
+		return nil
+	}
+	subs, err := s.clickSubscribers(ctx, tx)
+	if err != nil || len(subs) == 0 {
+		return err
+	}
+	var order []uuid.UUID
+	byLink := map[uuid.UUID][]*analytics.Click{}
+	for i := range stored {
+		c := &stored[i]
+		if !subs[c.OrgID] {
+			continue
+		}
+		if _, ok := byLink[c.LinkID]; !ok {
+			order = append(order, c.LinkID)
+		}
+		byLink[c.LinkID] = append(byLink[c.LinkID], c)
+	}
+	var events []webhook.Event
+	for _, link := range order {
+		clicks := byLink[link]
+		for start := 0; start < len(clicks); start += webhook.MaxClicksPerEvent {
+			part := clicks[start:min(start+webhook.MaxClicksPerEvent, len(clicks))]
+			data := webhook.LinkClickedData{Clicks: make([]webhook.ClickData, len(part))}
+			last := part[0].OccurredAt
+			for i, c := range part {
+				data.Clicks[i] = webhook.ClickData{ClickID: c.ID, LinkID: c.LinkID, ClickedAt: utc(c.OccurredAt),
+					Source: string(c.Source), Platform: c.Platform, Country: c.Country}
+				if c.OccurredAt.After(last) {
+					last = c.OccurredAt
+				}
+			}
+			id := link
+			ev, err := webhook.NewEvent(part[0].OrgID, webhook.LinkClicked, last, &id, part[0].AppID, data)
+			if err != nil {
+				return err
+			}
+			events = append(events, ev)
+		}
+	}
+	return s.emit(ctx, tx, events...)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
@@ -144,5 +145,51 @@ func TestAFailedChangeWritesNoEvent(t *testing.T) {
 		missing := newLink(c, o.ID, "hop.example", "missing")
 		assert.ErrorIs(t, s.UpdateLink(ctx, missing), errcode.ErrNotFound)
 		assert.Empty(t, outbox(t, s), "the event went with the change")
+	})
+}
+
+func TestStoredClicksAreAnnouncedInBatches(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		quiet := createOrg(t, s, c, "quiet")
+		a := createLink(t, s, newLink(c, acme.ID, "hop.example", "a"))
+		b := createLink(t, s, newLink(c, acme.ID, "hop.example", "b"))
+		q := createLink(t, s, newLink(c, quiet.ID, "hop.example", "q"))
+		createEndpoint(t, s, c, quiet.ID, webhook.LinkCreated) // takes no clicks
+		batch := func() []analytics.Click {
+			var clicks []analytics.Click
+			for range 150 {
+				clicks = append(clicks, newClick(a, c.next()))
+			}
+			for range 3 {
+				clicks = append(clicks, newClick(b, c.next()), newClick(q, c.next()))
+			}
+			return clicks
+		}
+		_, err := s.InsertClicks(ctx, batch())
+		require.NoError(t, err)
+		assert.Empty(t, outbox(t, s), "nobody takes link.clicked yet")
+
+		createEndpoint(t, s, c, acme.ID, webhook.LinkClicked)
+		_, err = s.InsertClicks(ctx, batch())
+		require.NoError(t, err)
+		var sizes []int
+		links := map[string]int{}
+		for _, e := range outbox(t, s) {
+			require.Equal(t, "link.clicked", e.Type)
+			batch := e.Data["clicks"].([]any)
+			sizes = append(sizes, len(batch))
+			for _, item := range batch {
+				click := item.(map[string]any)
+				links[click["link_id"].(string)]++
+				assert.Equal(t, "redirect", click["source"])
+				assert.NotContains(t, click, "ip")
+				assert.NotContains(t, click, "user_agent")
+			}
+		}
+		assert.ElementsMatch(t, []int{100, 50, 3}, sizes, "at most 100 clicks a delivery, one link each")
+		assert.Equal(t, map[string]int{a.ID.String(): 150, b.ID.String(): 3}, links, "only the subscribing organization's clicks")
 	})
 }

@@ -140,9 +140,13 @@ type ClickData struct {
 	ClickID   uuid.UUID `json:"click_id"`
 	LinkID    uuid.UUID `json:"link_id"`
 	ClickedAt time.Time `json:"clicked_at"`
-	Platform  string    `json:"platform"`
-	Country   string    `json:"country"`
-	IsBot     bool      `json:"is_bot"`
+	// Source is "redirect" (a visitor of the short link) or "app_open" (an
+	// SDK resolve).
+	Source string `json:"source"`
+	// Platform is "ios", "android", "desktop" or "unknown".
+	Platform string `json:"platform"`
+	// Country is an ISO 3166-1 alpha-2 code, empty when unknown.
+	Country string `json:"country"`
 }
 
 // LinkClickedData is the data of link.clicked: up to MaxClicksPerEvent
