@@ -27,13 +27,14 @@ const (
 	RoleChanged       Action = "member.role_changed"
 	OrgDeleted        Action = "organization.deleted"
 	AppRenamed        Action = "app.renamed"
+	WebhookDisabled   Action = "webhook.disabled"
 )
 
 // Actions lists every action.
 func Actions() []Action {
 	return []Action{SignInSucceeded, SignInFailed, SignedOut, TwoFactorEnrolled, TwoFactorDisabled,
 		BackupCodeUsed, PasswordChanged, SessionRevoked, PolicyChanged, KeyCreated, KeyRevoked,
-		MemberAdded, MemberRemoved, RoleChanged, OrgDeleted, AppRenamed}
+		MemberAdded, MemberRemoved, RoleChanged, OrgDeleted, AppRenamed, WebhookDisabled}
 }
 
 // ActorType says who acted.
@@ -51,6 +52,9 @@ const (
 	// ActorAnonymous is a client that named no known user (a failed sign-in
 	// with an unknown email); ActorID is nil.
 	ActorAnonymous ActorType = "anonymous"
+	// ActorSystem is the service itself, such as the webhook worker
+	// disabling an endpoint that kept failing; ActorID is nil.
+	ActorSystem ActorType = "system"
 )
 
 // Bounds of what an event stores.

@@ -49,10 +49,12 @@
 //	team.write      all    all    -
 //	owners.manage   all    -      -       (change, add or remove owners)
 //	audit.read      all    all    -
+//	webhooks.read   all    all    all
+//	webhooks.write  all    all    -
 //
 // A role holds a scope when it has some reach on one of the scope's actions;
 // so a member may hold links:write, analytics:read and keys:write, but not
-// apps:write, domains:write, team:write or org:delete.
+// apps:write, domains:write, team:write, webhooks:write or org:delete.
 //
 // # Caching
 //

@@ -38,6 +38,8 @@ const (
 	ActTeamWrite     Action = "team.write"
 	ActOwnersManage  Action = "owners.manage" // change, add or remove an owner
 	ActAuditRead     Action = "audit.read"
+	ActWebhooksRead  Action = "webhooks.read"
+	ActWebhooksWrite Action = "webhooks.write"
 )
 
 // Reach says how far an action extends for a role.
@@ -79,6 +81,8 @@ var matrix = map[Action][3]Reach{ // owner, admin, member
 	ActTeamWrite:     {All, All, None},
 	ActOwnersManage:  {All, None, None},
 	ActAuditRead:     {All, All, None},
+	ActWebhooksRead:  {All, All, All},
+	ActWebhooksWrite: {All, All, None},
 }
 
 // Actions lists every action of the matrix.
@@ -124,6 +128,8 @@ var scopeActions = map[Scope][]Action{
 	ScopeOrgDelete:        {ActOrgDelete},
 	ScopeTeamRead:         {ActTeamRead},
 	ScopeTeamWrite:        {ActTeamWrite},
+	ScopeWebhooksRead:     {ActWebhooksRead},
+	ScopeWebhooksWrite:    {ActWebhooksWrite},
 }
 
 // RoleGrants reports whether role may hold scope: a key created by a member of

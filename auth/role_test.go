@@ -34,6 +34,9 @@ func TestMatrix(t *testing.T) {
 		{"member reads installs of own links only", auth.RoleMember, auth.ActInstallsRead, auth.Own},
 		{"member never reads attempts", auth.RoleMember, auth.ActAttemptsRead, auth.None},
 		{"member manages own keys only", auth.RoleMember, auth.ActKeysWrite, auth.Own},
+		{"admin writes webhooks", auth.RoleAdmin, auth.ActWebhooksWrite, auth.All},
+		{"member reads webhooks", auth.RoleMember, auth.ActWebhooksRead, auth.All},
+		{"member may not write webhooks", auth.RoleMember, auth.ActWebhooksWrite, auth.None},
 		{"unknown role may do nothing", auth.Role("guest"), auth.ActLinksRead, auth.None},
 		{"unknown action is refused", auth.RoleOwner, auth.Action("nuke"), auth.None},
 	}
@@ -59,7 +62,7 @@ func TestRoleGrants(t *testing.T) {
 	}
 	memberMay := map[auth.Scope]bool{"links:read": true, "links:write": true, "apps:read": true,
 		"analytics:read": true, "attribution:write": true, "keys:read": true, "keys:write": true,
-		"domains:read": true, "org:read": true, "team:read": true}
+		"domains:read": true, "org:read": true, "team:read": true, "webhooks:read": true}
 	for _, s := range auth.AllScopes {
 		assert.Equal(t, memberMay[s], auth.RoleGrants(auth.RoleMember, s), s)
 	}

@@ -8,7 +8,8 @@ import (
 // Scope is a permission carried by a key (SPEC.md, Authentication rule 7).
 type Scope string
 
-// Every scope of SPEC.md's scope table.
+// Every scope of SPEC.md's scope table, and webhooks:read and
+// webhooks:write, which the scope table does not list yet (webhooks).
 const (
 	ScopeLinksRead        Scope = "links:read"
 	ScopeLinksWrite       Scope = "links:write"
@@ -24,13 +25,15 @@ const (
 	ScopeOrgDelete        Scope = "org:delete"
 	ScopeTeamRead         Scope = "team:read"
 	ScopeTeamWrite        Scope = "team:write"
+	ScopeWebhooksRead     Scope = "webhooks:read"
+	ScopeWebhooksWrite    Scope = "webhooks:write"
 )
 
 // AllScopes lists every scope in SPEC.md's order.
 var AllScopes = []Scope{
 	ScopeLinksRead, ScopeLinksWrite, ScopeAppsRead, ScopeAppsWrite, ScopeAnalyticsRead,
 	ScopeAttributionWrite, ScopeKeysRead, ScopeKeysWrite, ScopeDomainsRead, ScopeDomainsWrite,
-	ScopeOrgRead, ScopeOrgDelete, ScopeTeamRead, ScopeTeamWrite,
+	ScopeOrgRead, ScopeOrgDelete, ScopeTeamRead, ScopeTeamWrite, ScopeWebhooksRead, ScopeWebhooksWrite,
 }
 
 // RequestableScopes lists the scopes an API key may be created with: every

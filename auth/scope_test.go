@@ -11,7 +11,7 @@ import (
 func TestEveryScopeOfTheSpecExists(t *testing.T) {
 	want := []string{"links:read", "links:write", "apps:read", "apps:write", "analytics:read",
 		"attribution:write", "keys:read", "keys:write", "domains:read", "domains:write",
-		"org:read", "org:delete", "team:read", "team:write"}
+		"org:read", "org:delete", "team:read", "team:write", "webhooks:read", "webhooks:write"}
 	got := make([]string, len(auth.AllScopes))
 	for i, s := range auth.AllScopes {
 		got[i] = string(s)

@@ -21,6 +21,12 @@ func pathID(req bunrouter.Request, name string) (uuid.UUID, error) {
 	if err := noQuery(req); err != nil {
 		return uuid.Nil, err
 	}
+	return pathParamID(req, name)
+}
+
+// pathParamID is pathID for an endpoint that takes query parameters, which
+// its handler checks.
+func pathParamID(req bunrouter.Request, name string) (uuid.UUID, error) {
 	s := req.Param(name)
 	id, err := uuid.Parse(s)
 	if err != nil || len(s) != 36 {

@@ -21,6 +21,7 @@ import (
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // Options configure the API handler. Services left nil leave their routes out.
@@ -46,6 +47,8 @@ type Options struct {
 	Invitations *org.Invitations
 	// Accounts serves /v1/organizations/{id}/security.
 	Accounts *account.Service
+	// Webhooks serves /v1/webhooks.
+	Webhooks *webhook.Service
 	// Audit serves /v1/audit-events and records the events of the
 	// handlers above; nil records none.
 	Audit *audit.Service
@@ -160,6 +163,9 @@ func New(opts Options) *API {
 	}
 	if opts.Audit != nil {
 		a.auditRoutes(v1)
+	}
+	if opts.Webhooks != nil {
+		a.webhookRoutes(v1)
 	}
 	v1.handleSDK(http.MethodGet, "/sdk/validate", a.validateSDK)
 	if opts.Resolver != nil {

@@ -312,6 +312,11 @@ func (s *LinkService) Create(ctx context.Context, p *auth.Principal, in CreateLi
 			}
 		}
 	}
+	// The store announces the new link (link.created) with its short URL.
+	insert := create
+	create = func(ctx context.Context, l *Link, quota LinkQuota) error {
+		return insert(ctx, s.present(l), quota)
+	}
 	if in.Slug != nil {
 		l.Slug = *in.Slug
 		err = create(ctx, l, quota)

@@ -18,7 +18,7 @@ import (
 // mcpScopes is the scope parameter of the 401 challenge: the scopes the
 // tools use, as the metadata's scopes_supported lists them; no tool uses
 // apps:write, keys:*, domains:*, org:delete or team:*.
-const mcpScopes = "links:read links:write apps:read analytics:read org:read"
+const mcpScopes = "links:read links:write apps:read analytics:read org:read webhooks:read"
 
 func mustAtoi(t testing.TB, s string) int {
 	t.Helper()

@@ -32,6 +32,7 @@ import (
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/strictjson"
 	"github.com/hoplink/hoplink/version"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // Path is where the endpoint is mounted on the service host.
@@ -80,6 +81,8 @@ type Options struct {
 	Analytics *analytics.Queries
 	// Exports serves export_clicks; required.
 	Exports *analytics.Exports
+	// Webhooks serves list_webhooks and list_webhook_deliveries; required.
+	Webhooks *webhook.Service
 	// Limiter enforces the REST API's per-key rule (ratelimit.KeyRule) on API
 	// keys, the same rule per OAuth connection, and ratelimit.AnonymousRule per
 	// client IP on requests without valid credentials; nil disables limits.

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -30,6 +31,7 @@ import (
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // start is where every harness clock begins.
@@ -105,6 +107,8 @@ type harness struct {
 	mcp     *mcpserver.Handler
 	limiter ratelimit.Limiter
 	exports *analytics.Exports
+	// webhooks serves the webhook tools.
+	webhooks *webhook.Service
 }
 
 func newHarness(t *testing.T, s *store.Store) *harness {
@@ -132,17 +136,23 @@ func newHarness(t *testing.T, s *store.Store) *harness {
 	h.srv = httptest.NewUnstartedServer(mux)
 	publicURL := "http://" + h.srv.Listener.Addr().String()
 	h.exports = analytics.NewExports(s, h.orgs, analytics.ExportsOptions{Clock: c.Now, PublicURL: publicURL, Logger: quiet})
+	webhooks, err := webhook.NewService(s, bytes.Repeat([]byte{7}, 32), webhook.ServiceOptions{AllowPrivate: true, Clock: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.webhooks = webhooks
 	api := httpapi.New(httpapi.Options{
 		Authenticator: a, Keys: h.keys, Orgs: h.orgs, Apps: apps, Links: h.links,
 		Attribution: attribution.NewMatcher(s, attribution.MatcherOptions{Clock: c.Now}), Lists: lists,
-		Analytics: queries, Exports: h.exports, Clock: c.Now, Limiter: h.limiter, Logger: quiet,
+		Analytics: queries, Exports: h.exports, Webhooks: webhooks, Clock: c.Now, Limiter: h.limiter, Logger: quiet,
 	})
 	h.grants.resource = publicURL + "/mcp"
 	h.mcp = mcpserver.New(mcpserver.Options{
 		PublicURL: publicURL, Authenticator: a, Verifier: h.grants, VerifyTimeout: 100 * time.Millisecond,
 		Memberships: storeMemberships{s},
 		Orgs:        h.orgs, Links: h.links, Apps: apps, Lists: lists, Analytics: queries, Exports: h.exports,
-		Limiter: h.limiter, Logger: quiet,
+		Webhooks: webhooks,
+		Limiter:  h.limiter, Logger: quiet,
 		ServiceHosts: []string{"127.0.0.1", "localhost"}, CORSOrigins: []string{corsOrigin},
 	})
 	mux.Handle("/mcp", h.mcp)

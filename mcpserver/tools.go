@@ -24,6 +24,7 @@ import (
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/strictjson"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // ToolNames returns the names of the tools, in the order of tools.
@@ -474,6 +475,32 @@ type orgsArgs struct {
 	orgArg
 }
 
+// deliveriesArgs are the arguments of list_webhook_deliveries.
+type deliveriesArgs struct {
+	orgArg
+	ID     string `json:"id"`
+	Limit  *int   `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+// webhookList is the result of list_webhooks, GET /v1/webhooks's body.
+type webhookList struct {
+	Data []*webhook.Webhook `json:"data"`
+}
+
+// cursorPage is the pagination of a cursor list.
+type cursorPage struct {
+	NextCursor *string `json:"next_cursor"`
+	HasMore    bool    `json:"has_more"`
+}
+
+// deliveryList is the result of list_webhook_deliveries, GET
+// /v1/webhooks/{id}/deliveries's body.
+type deliveryList struct {
+	Data       []webhook.Delivery `json:"data"`
+	Pagination cursorPage         `json:"pagination"`
+}
+
 // organizationList is the result of list_organizations.
 type organizationList struct {
 	Data []*org.Organization `json:"data"`
@@ -600,6 +627,52 @@ var tools = []tool{
 				q.Matched = &matched
 			}
 			return h.opts.Lists.Attempts(ctx, p, q)
+		}),
+	define(toolSpec{Name: "list_webhooks", Title: "List webhooks",
+		Description: "Returns the organization's webhooks, oldest first, as GET /v1/webhooks: each one's url, events, " +
+			"filters, whether it is enabled and since when it fails. Secrets are never shown.",
+		Scopes: []auth.Scope{auth.ScopeWebhooksRead}, Hints: readOnly,
+		Docs: map[string]string{"org": orgDoc}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *orgsArgs) (any, error) {
+			list, err := h.opts.Webhooks.List(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return webhookList{Data: list}, nil
+		}),
+	define(toolSpec{Name: "list_webhook_deliveries", Title: "List webhook deliveries",
+		Description: "Returns a page of one webhook's deliveries, newest first, as GET /v1/webhooks/{id}/deliveries: " +
+			"event type, status (pending, succeeded, failed), attempts, last status code, response time, next retry " +
+			"and last error, with pagination (next_cursor, has_more).",
+		Scopes: []auth.Scope{auth.ScopeWebhooksRead}, Hints: readOnly,
+		Docs: map[string]string{"org": orgDoc, "id": idDoc("webhook"),
+			"limit":  "Page size, 1 to 100; 50 when omitted.",
+			"cursor": "pagination.next_cursor of the previous page."},
+		Required: []string{"id"}},
+		func(ctx context.Context, h *Handler, p *auth.Principal, in *deliveriesArgs) (any, error) {
+			id, err := parseID(in.ID)
+			if err != nil {
+				return nil, err
+			}
+			q := webhook.DeliveryQuery{Cursor: in.Cursor}
+			if in.Limit != nil {
+				if *in.Limit == 0 {
+					return nil, errcode.Field("limit", "must be from 1 to 100")
+				}
+				q.Limit = *in.Limit
+			}
+			page, err := h.opts.Webhooks.Deliveries(ctx, p, id, q)
+			if err != nil {
+				return nil, err
+			}
+			out := deliveryList{Data: page.Data, Pagination: cursorPage{HasMore: page.HasMore}}
+			if out.Data == nil {
+				out.Data = []webhook.Delivery{}
+			}
+			if page.HasMore {
+				out.Pagination.NextCursor = &page.NextCursor
+			}
+			return out, nil
 		}),
 	define(toolSpec{Name: "get_analytics", Title: "Get click analytics",
 		Description: "Returns click analytics as GET /v1/analytics/timeseries (kind timeseries: data with start, " +

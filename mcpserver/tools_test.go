@@ -218,7 +218,8 @@ func TestToolSchemas(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []string{"get_link", "list_links", "create_link", "update_link", "delete_link",
-		"list_apps", "get_app", "list_installs", "list_attribution_attempts", "get_analytics", "export_clicks", "list_organizations"}, names)
+		"list_apps", "get_app", "list_installs", "list_attribution_attempts", "get_analytics", "export_clicks", "list_organizations",
+		"list_webhooks", "list_webhook_deliveries"}, names)
 	assert.ElementsMatch(t, mcpserver.ToolNames(), names)
 
 	create := toolByName(t, res.Tools, "create_link")
@@ -244,4 +245,36 @@ func schemaOf(t testing.TB, tool *mcp.Tool) map[string]any {
 	b, err := json.Marshal(tool.InputSchema)
 	require.NoError(t, err)
 	return object(t, b)
+}
+
+// The webhook tools answer what GET /v1/webhooks and GET
+// /v1/webhooks/{id}/deliveries answer, and need webhooks:read.
+func TestWebhookToolsMatchTheirRESTTwins(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, storetest.SQLite(t))
+	o := h.newOrg(t, "Acme")
+	status, body := h.rest(t, http.MethodPost, "/v1/webhooks", o.key,
+		`{"url":"https://hooks.example.com/in","events":["install.attributed"]}`)
+	require.Equal(t, http.StatusCreated, status, "body: %s", body)
+	id := object(t, body)["id"].(string)
+	status, body = h.rest(t, http.MethodPost, "/v1/webhooks/"+id+"/test", o.key, "")
+	require.Equal(t, http.StatusAccepted, status, "body: %s", body)
+
+	session := h.session(t, o.key)
+	status, body = h.rest(t, http.MethodGet, "/v1/webhooks", o.key, "")
+	require.Equal(t, http.StatusOK, status)
+	listed := ok(t, call(t, session, "list_webhooks", nil))
+	assert.JSONEq(t, string(body), string(listed))
+	assert.NotContains(t, string(listed), "whsec_", "no secret")
+
+	status, body = h.rest(t, http.MethodGet, "/v1/webhooks/"+id+"/deliveries?limit=10", o.key, "")
+	require.Equal(t, http.StatusOK, status)
+	deliveries := ok(t, call(t, session, "list_webhook_deliveries", map[string]any{"id": id, "limit": 10}))
+	assert.JSONEq(t, string(body), string(deliveries))
+	assert.Len(t, object(t, deliveries)["data"], 1, "the ping")
+
+	readOnly := h.key(t, o, auth.CreateKeyInput{Scopes: []auth.Scope{auth.ScopeLinksRead}})
+	toolError(t, call(t, h.session(t, readOnly), "list_webhooks", nil), errcode.Forbidden)
+	toolError(t, call(t, session, "list_webhook_deliveries", map[string]any{"id": "nope"}), errcode.InvalidID)
+	toolError(t, call(t, session, "list_webhook_deliveries", map[string]any{"id": o.ID.String()}), errcode.NotFound)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var _ attribution.Store = (*Store)(nil)
@@ -608,7 +609,7 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 	}
 	att := fromAttempt(&a)
 	if s.db.Dialect().Name() == dialect.PG {
-		return s.claimPG(ctx, &in, &row, &att)
+		return s.claimPG(ctx, &in, &a, &row, &att)
 	}
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
@@ -637,6 +638,9 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		if err := s.onInstallAttributed(ctx, tx, in.OrgID, in.ClickID); err != nil {
 			return err
 		}
+		if err := s.emitInstall(ctx, tx, &in, &a); err != nil {
+			return err
+		}
 		_, err := tx.NewInsert().Model(&att).Exec(ctx)
 		return err
 	})
@@ -652,7 +656,7 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 // race as they do there; the statement returns the clicks it updated, and
 // when the install's own click is not among them the transaction is rolled
 // back.
-func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, row *installRow, att *attemptRow) error {
+func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, a *attribution.Attempt, row *installRow, att *attemptRow) error {
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		ids := in.ClaimedClickIDs
 		if len(ids) == 0 {
@@ -674,7 +678,10 @@ func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, row 
 		if in.ClickID != nil && !slices.Contains(updated, *in.ClickID) && slices.Contains(in.ClaimedClickIDs, *in.ClickID) {
 			return attribution.ErrClaimed
 		}
-		return s.onInstallAttributed(ctx, tx, in.OrgID, in.ClickID)
+		if err := s.onInstallAttributed(ctx, tx, in.OrgID, in.ClickID); err != nil {
+			return err
+		}
+		return s.emitInstall(ctx, tx, in, a)
 	})
 	if errors.Is(err, attribution.ErrClaimed) {
 		return err
@@ -696,8 +703,32 @@ func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, row 
 // with is_local), inside the statement's implicit transaction and before
 // its commit, which reads it; the transaction's end restores it. One round
 // trip instead of four (BEGIN, SET LOCAL, INSERT, COMMIT).
+//
+// An unmatched attempt is announced (install.unattributed): when an
+// endpoint of the organization subscribes to it, the attempt and the event
+// are written in one transaction that commits synchronously, as outbox
+// writes must; otherwise the attempt takes the fast path above.
 func (s *Store) RecordAttempt(ctx context.Context, a attribution.Attempt) error {
 	row := fromAttempt(&a)
+	if !a.Matched {
+		wanted, err := s.wantsEvent(ctx, s.db, a.OrgID, webhook.InstallUnattributed)
+		if err != nil {
+			return s.err("record attempt", err)
+		}
+		if wanted {
+			err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+				if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+					return err
+				}
+				ev, err := installUnattributedEvent(&a)
+				if err != nil {
+					return err
+				}
+				return s.emit(ctx, tx, ev)
+			})
+			return s.err("record attempt", err)
+		}
+	}
 	q := s.db.NewInsert().Model(&row)
 	if s.Dialect() != "pg" {
 		_, err := q.Exec(ctx)
@@ -873,3 +904,13 @@ func (r *attemptRow) attempt() attribution.Attempt {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// emitInstall announces the install a claim created (install.attributed)
+// through tx, the claim's transaction.
+func (s *Store) emitInstall(ctx context.Context, tx bun.IDB, in *attribution.InstallRecord, a *attribution.Attempt) error {
+	ev, err := installAttributedEvent(in, a)
+	if err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, ev)
+}

@@ -40,7 +40,7 @@ func newAttrWorld(t *testing.T, s *store.Store, c *clock, slug string) *attrWorl
 }
 
 // insertRawClick writes one click row of l directly.
-func insertRawClick(t *testing.T, s *store.Store, l *linking.Link, at time.Time) uuid.UUID {
+func insertRawClick(t testing.TB, s *store.Store, l *linking.Link, at time.Time) uuid.UUID {
 	t.Helper()
 	id := uuid.Must(uuid.NewV7())
 	row := map[string]any{

@@ -263,6 +263,9 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 		if err := s.onClicksStored(ctx, tx, stored); err != nil {
 			return err
 		}
+		if err := s.emitClicks(ctx, tx, stored); err != nil {
+			return err
+		}
 
 		if len(unstored) > 0 {
 			rows := make([]clickUnstoredRow, 0, len(unstored))

@@ -5,7 +5,8 @@
 // org.ParameterStore, org.TeamStore and org.InvitationStore;
 // linking.LinkStore, linking.AppStore, linking.DomainStore,
 // linking.MoveChoiceStore and linking.ResolveStore; attribution.Store;
-// analytics.Store and analytics.UsageStore; account.Store; audit.Store.
+// analytics.Store and analytics.UsageStore; account.Store; audit.Store;
+// webhook.Store (webhooks.go: endpoints, the outbox and deliveries).
 //
 // Rules every repository here follows:
 //   - Tenancy: every query on a row that belongs to an organization is scoped
@@ -47,6 +48,13 @@
 // to a click, a deleted link's clicks removed) and that the purge deletes
 // past retention. analytics.go says which queries they answer and which
 // scan raw clicks (scanClicks).
+//
+// Webhook events (webhook_events.go): a store method whose change is
+// announced (a link created, changed or deleted, a domain verified or
+// suspended, a member joining or leaving, an install claimed, an unmatched
+// attempt, a batch of stored clicks) writes the event to the webhook
+// outbox in its own transaction, so that the event exists exactly when the
+// change does.
 //
 // Package store/storetest runs one test body on SQLite and, when
 // HOPLINK_TEST_POSTGRES holds a DSN, on PostgreSQL.

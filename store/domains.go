@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var _ linking.DomainStore = (*Store)(nil)
@@ -155,13 +157,27 @@ func (s *Store) DeleteDomain(ctx context.Context, orgID, id uuid.UUID) (*linking
 // index domains_verified_domain_key refuses a second verified row of a name.
 func (s *Store) MarkDomainVerified(ctx context.Context, orgID, id uuid.UUID, at time.Time) (*linking.Domain, error) {
 	var row domainRow
-	err := s.db.NewUpdate().Model(&row).
-		Set("verified = ?", true).
-		Set("verified_at = ?", utc(at)).
-		Set("updated_at = ?", utc(at)).
-		Where("d.id = ? AND d.org_id = ?", id, orgID).
-		Returning("*").
-		Scan(ctx)
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := tx.NewUpdate().Model(&row).
+			Set("verified = ?", true).
+			Set("verified_at = ?", utc(at)).
+			Set("updated_at = ?", utc(at)).
+			Where("d.id = ? AND d.org_id = ? AND d.verified = ?", id, orgID, false).
+			Returning("*").
+			Scan(ctx)
+		if errors.Is(err, sql.ErrNoRows) {
+			// Already verified (by a concurrent call): announced then.
+			return tx.NewSelect().Model(&row).Where("d.id = ? AND d.org_id = ?", id, orgID).Scan(ctx)
+		}
+		if err != nil {
+			return err
+		}
+		ev, err := domainEvent(webhook.DomainVerified, toDomain(&row), at)
+		if err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, ev)
+	})
 	if err != nil && uniqueViolation(err) {
 		return nil, fmt.Errorf("%w (%w)", s.err("verify domain", err), linking.ErrDomainClaimed)
 	}
@@ -195,16 +211,32 @@ func (s *Store) LiveDomain(ctx context.Context, name string) (*linking.Domain, e
 
 // SetDomainsSuspended implements linking.DomainStore.
 func (s *Store) SetDomainsSuspended(ctx context.Context, orgID uuid.UUID, suspend bool, at time.Time) (int, error) {
-	q := s.db.NewUpdate().Model((*domainRow)(nil)).Set("updated_at = ?", utc(at)).Where("d.org_id = ?", orgID)
-	if suspend {
-		q.Set("suspended_at = ?", utc(at)).Where("d.suspended_at IS NULL")
-	} else {
-		q.Set("suspended_at = NULL").Where("d.suspended_at IS NOT NULL")
-	}
-	res, err := q.Exec(ctx)
+	var rows []domainRow
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewUpdate().Model((*domainRow)(nil)).Set("updated_at = ?", utc(at)).Where("d.org_id = ?", orgID)
+		if suspend {
+			q.Set("suspended_at = ?", utc(at)).Where("d.suspended_at IS NULL")
+		} else {
+			q.Set("suspended_at = NULL").Where("d.suspended_at IS NOT NULL")
+		}
+		if err := q.Returning("*").Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if !suspend {
+			return nil
+		}
+		events := make([]webhook.Event, 0, len(rows))
+		for i := range rows {
+			ev, err := domainEvent(webhook.DomainSuspended, toDomain(&rows[i]), at)
+			if err != nil {
+				return err
+			}
+			events = append(events, ev)
+		}
+		return s.emit(ctx, tx, events...)
+	})
 	if err != nil {
 		return 0, s.err("suspend domains", err)
 	}
-	n, err := res.RowsAffected()
-	return int(n), s.err("suspend domains", err)
+	return len(rows), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var _ org.InvitationStore = (*Store)(nil)
@@ -216,6 +217,9 @@ func (s *Store) AcceptInvitation(ctx context.Context, id uuid.UUID, m *org.Membe
 			return org.ErrSeatLimit
 		}
 		if _, err := tx.NewInsert().Model(fromMember(m)).Exec(ctx); err != nil {
+			return err
+		}
+		if err := s.emitMember(ctx, tx, webhook.MemberJoined, *m, at); err != nil {
 			return err
 		}
 		res, err := tx.NewUpdate().Model((*invitationRow)(nil)).

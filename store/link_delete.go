@@ -61,8 +61,21 @@ func (s *Store) DeleteLink(ctx context.Context, orgID, id uuid.UUID) error {
 		if err != nil {
 			return err
 		}
-		res, err := tx.NewDelete().Model((*linkRow)(nil)).Where("id = ? AND org_id = ?", id, orgID).Exec(ctx)
-		return oneRow(res, err)
+		var gone struct {
+			Domain string     `bun:"domain"`
+			Slug   string     `bun:"slug"`
+			AppID  *uuid.UUID `bun:"app_id"`
+		}
+		err = tx.NewDelete().Model((*linkRow)(nil)).Where("id = ? AND org_id = ?", id, orgID).
+			Returning("domain, slug, app_id").Scan(ctx, &gone)
+		if err != nil {
+			return err
+		}
+		ev, err := linkDeletedEvent(orgID, id, gone.Domain, gone.Slug, gone.AppID, time.Now())
+		if err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, ev)
 	})
 	if err != nil {
 		return s.err("delete link", err)

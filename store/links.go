@@ -13,6 +13,7 @@ import (
 
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/params"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var _ linking.LinkStore = (*Store)(nil)
@@ -236,8 +237,14 @@ func (s *Store) createLink(ctx context.Context, l *linking.Link, quota linking.L
 				return linking.ErrSlugHeld
 			}
 		}
-		_, err = tx.NewInsert().Model(row).Exec(ctx)
-		return err
+		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
+			return err
+		}
+		ev, err := linkEvent(webhook.LinkCreated, l, l.CreatedAt)
+		if err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, ev)
 	})
 	return s.err("create link", err)
 }
@@ -314,8 +321,18 @@ func (s *Store) UpdateLink(ctx context.Context, l *linking.Link) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.db.NewUpdate().Model(row).Column(linkUpdateColumns...).
-		Where("id = ? AND org_id = ?", l.ID, l.OrgID).
-		Exec(ctx)
-	return s.err("update link", oneRow(res, err))
+	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model(row).Column(linkUpdateColumns...).
+			Where("id = ? AND org_id = ?", l.ID, l.OrgID).
+			Exec(ctx)
+		if err := oneRow(res, err); err != nil {
+			return err
+		}
+		ev, err := linkEvent(webhook.LinkUpdated, l, l.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		return s.emit(ctx, tx, ev)
+	})
+	return s.err("update link", err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/identity"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // userRow is a row of users.
@@ -97,14 +98,42 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (*identity.User, 
 // AddMember implements org.Store. m.Email is not stored; it is read from
 // users.
 func (s *Store) AddMember(ctx context.Context, m *org.Member) error {
-	_, err := s.db.NewInsert().Model(fromMember(m)).Exec(ctx)
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(fromMember(m)).Exec(ctx); err != nil {
+			return err
+		}
+		return s.emitMember(ctx, tx, webhook.MemberJoined, *m, m.CreatedAt)
+	})
 	return s.err("add member", err)
 }
 
 // RemoveMember implements org.Store.
 func (s *Store) RemoveMember(ctx context.Context, orgID, userID uuid.UUID) error {
-	res, err := s.db.NewDelete().Model((*memberRow)(nil)).Where("org_id = ? AND user_id = ?", orgID, userID).Exec(ctx)
-	return s.err("remove member", oneRow(res, err))
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var row memberRow
+		err := tx.NewDelete().Model(&row).Where("org_id = ? AND user_id = ?", orgID, userID).Returning("*").Scan(ctx)
+		if err != nil {
+			return err
+		}
+		return s.emitMember(ctx, tx, webhook.MemberRemoved, toMember(&row), time.Now())
+	})
+	return s.err("remove member", err)
+}
+
+// emitMember announces a member's joining or leaving (t) through tx; a
+// member without an email (the rows hold none) gets the user's.
+func (s *Store) emitMember(ctx context.Context, tx bun.IDB, t webhook.Type, m org.Member, at time.Time) error {
+	if m.Email == "" {
+		err := tx.NewSelect().Table("users").Column("email").Where("id = ?", m.UserID).Scan(ctx, &m.Email)
+		if err != nil {
+			return err
+		}
+	}
+	ev, err := memberEvent(t, &m, at)
+	if err != nil {
+		return err
+	}
+	return s.emit(ctx, tx, ev)
 }
 
 // ListMembers implements org.Store. Members come in (created_at, user_id)

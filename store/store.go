@@ -35,6 +35,9 @@ type Store struct {
 	// stmts are the statements prepared on PostgreSQL (preparedStmt).
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
+	// clickSubs caches which organizations take link.clicked
+	// (webhook_events.go).
+	clickSubs clickSubscribers
 }
 
 // Option configures Open.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/org"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var _ org.TeamStore = (*Store)(nil)
@@ -75,6 +76,9 @@ func (s *Store) DeleteMember(ctx context.Context, orgID, userID uuid.UUID) (*org
 			return org.ErrLastOwner
 		}
 		_, err := tx.NewDelete().Model((*memberRow)(nil)).Where("org_id = ? AND user_id = ?", orgID, userID).Exec(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.emitMember(ctx, tx, webhook.MemberRemoved, toMember(m), time.Now())
 	})
 }

@@ -74,6 +74,10 @@ type Config struct {
 	// AccessLog logs one line per HTTP request at info level
 	// (--no-access-log turns it off).
 	AccessLog bool
+	// WebhookAllowPrivate lets webhook URLs use plain http and reach
+	// loopback, private, link-local and metadata addresses, for tests and
+	// private networks.
+	WebhookAllowPrivate bool
 }
 
 // zeroDisables turns an operator's duration, where zero turns a feature off,
@@ -141,6 +145,8 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "bound of the click spool on disk; past it clicks are counted but not stored"},
 		&cli.StringFlag{Name: "cors-origins", EnvVars: []string{"HOPLINK_CORS_ORIGINS"},
 			Usage: "comma-separated browser origins (https://app.example) allowed to call /mcp and the OAuth token, registration and revocation endpoints from another site, or * for any; the OAuth metadata documents allow any origin (default none)"},
+		&cli.BoolFlag{Name: "webhook-allow-private", EnvVars: []string{"HOPLINK_WEBHOOK_ALLOW_PRIVATE"},
+			Usage: "allow webhook URLs on loopback, private, link-local and metadata addresses, and plain http (for tests and private networks)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
 		&cli.BoolFlag{Name: "no-access-log", EnvVars: []string{"HOPLINK_NO_ACCESS_LOG"},
@@ -216,6 +222,16 @@ func (v flagValues) Int64(name string) int64 {
 	return 0
 }
 
+func (v flagValues) Bool(name string) bool {
+	if v.defined(name) {
+		return v.c.Bool(name)
+	}
+	if f, ok := v.defaults[name].(*cli.BoolFlag); ok {
+		return f.Value
+	}
+	return false
+}
+
 // IsSet reports whether the operator gave flag name (or its variable).
 func (v flagValues) IsSet(name string) bool { return v.defined(name) && v.c.IsSet(name) }
 
@@ -237,6 +253,8 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		SpoolMaxBytes:     v.Int64("spool-max-bytes"),
 		LogFormat:         v.String("log-format"),
 		AccessLog:         true,
+
+		WebhookAllowPrivate: v.Bool("webhook-allow-private"),
 	}
 	var errs []error
 	if cfg.DB == "" {

@@ -105,6 +105,7 @@ func TestConfigFromCLIDefaults(t *testing.T) {
 			assert.Equal(t, time.Second, cfg.DBTimeout, "a stalled database answers 503 within a second")
 			assert.Equal(t, time.Hour, cfg.StaleIfError, "known links redirect for an hour of outage")
 			assert.Empty(t, cfg.CORSOrigins, "no origin may call /mcp from another site by default")
+			assert.False(t, cfg.WebhookAllowPrivate, "webhooks reach public addresses only by default")
 		})
 	}
 }
@@ -136,6 +137,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"--log-format", "json",
 				"--db-timeout", "250ms",
 				"--stale-if-error", "6h",
+				"--webhook-allow-private",
 			},
 			check: func(t *testing.T, cfg app.Config) {
 				assert.Equal(t, "/var/lib/hoplink/data.db", cfg.DB)
@@ -154,6 +156,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, "json", cfg.LogFormat)
 				assert.Equal(t, 250*time.Millisecond, cfg.DBTimeout)
 				assert.Equal(t, 6*time.Hour, cfg.StaleIfError)
+				assert.True(t, cfg.WebhookAllowPrivate)
 			},
 		},
 		{
@@ -181,22 +184,23 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 		{
 			name: "every HOPLINK_ variable is taken",
 			env: map[string]string{
-				"HOPLINK_DB":                  "/srv/env.db",
-				"HOPLINK_ADDR":                "0.0.0.0:8181",
-				"HOPLINK_SERVICE_HOST":        "api.example.org,admin.example.org",
-				"HOPLINK_PUBLIC_URL":          "https://api.example.org/",
-				"HOPLINK_DEFAULT_LINK_DOMAIN": "l.example.org",
-				"HOPLINK_SHORT_URL_BASE":      "https://{domain}",
-				"HOPLINK_TRUSTED_PROXIES":     "192.168.0.0/16,fd00::/8",
-				"HOPLINK_REDIS":               "rediss://cache:6380/1",
-				"HOPLINK_DNS_SERVER":          "9.9.9.9:53",
-				"HOPLINK_CNAME_TARGET":        "cname.example.net",
-				"HOPLINK_SECRET_FILE":         "/run/secrets/hoplink",
-				"HOPLINK_GEOIP_DB":            "/srv/geo.mmdb",
-				"HOPLINK_LOG_LEVEL":           "warn",
-				"HOPLINK_LOG_FORMAT":          "json",
-				"HOPLINK_DB_TIMEOUT":          "2s",
-				"HOPLINK_STALE_IF_ERROR":      "30m",
+				"HOPLINK_DB":                    "/srv/env.db",
+				"HOPLINK_ADDR":                  "0.0.0.0:8181",
+				"HOPLINK_SERVICE_HOST":          "api.example.org,admin.example.org",
+				"HOPLINK_PUBLIC_URL":            "https://api.example.org/",
+				"HOPLINK_DEFAULT_LINK_DOMAIN":   "l.example.org",
+				"HOPLINK_SHORT_URL_BASE":        "https://{domain}",
+				"HOPLINK_TRUSTED_PROXIES":       "192.168.0.0/16,fd00::/8",
+				"HOPLINK_REDIS":                 "rediss://cache:6380/1",
+				"HOPLINK_DNS_SERVER":            "9.9.9.9:53",
+				"HOPLINK_CNAME_TARGET":          "cname.example.net",
+				"HOPLINK_SECRET_FILE":           "/run/secrets/hoplink",
+				"HOPLINK_GEOIP_DB":              "/srv/geo.mmdb",
+				"HOPLINK_LOG_LEVEL":             "warn",
+				"HOPLINK_LOG_FORMAT":            "json",
+				"HOPLINK_DB_TIMEOUT":            "2s",
+				"HOPLINK_STALE_IF_ERROR":        "30m",
+				"HOPLINK_WEBHOOK_ALLOW_PRIVATE": "true",
 			},
 			check: func(t *testing.T, cfg app.Config) {
 				assert.Equal(t, "/srv/env.db", cfg.DB)
@@ -214,6 +218,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, slog.LevelWarn, cfg.LogLevel)
 				assert.Equal(t, "json", cfg.LogFormat)
 				assert.Equal(t, 2*time.Second, cfg.DBTimeout)
+				assert.True(t, cfg.WebhookAllowPrivate)
 				assert.Equal(t, 30*time.Minute, cfg.StaleIfError)
 			},
 		},

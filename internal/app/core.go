@@ -57,6 +57,7 @@ var Core = fx.Module("core",
 		NewAppService,
 		NewAccounts,
 		NewAudit,
+		NewWebhooks,
 	),
 	// The secret is loaded (and created beside SQLite) on every start, so a
 	// missing or short secret fails the start rather than a later request.

@@ -16,6 +16,7 @@ import (
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/ratelimit"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // ServiceRoute is a handler the service host serves beside its main handler
@@ -104,6 +105,7 @@ type MCPDeps struct {
 	Lists         *attribution.Lists
 	Queries       *analytics.Queries
 	Exports       *analytics.Exports
+	Webhooks      *webhook.Service
 	Limiter       ratelimit.Limiter
 }
 
@@ -123,6 +125,7 @@ func NewMCP(d MCPDeps) *mcpserver.Handler {
 		Lists:          d.Lists,
 		Analytics:      d.Queries,
 		Exports:        d.Exports,
+		Webhooks:       d.Webhooks,
 		Limiter:        d.Limiter,
 		TrustedProxies: d.Config.TrustedProxies,
 		ServiceHosts:   d.Config.ServiceHosts,

@@ -23,6 +23,7 @@ import (
 	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // Handler is the root HTTP handler a binary serves.
@@ -30,10 +31,40 @@ type Handler struct{ http.Handler }
 
 // API provides the REST API handler.
 var API = fx.Module("api",
-	fx.Provide(NewAPI, NewMatcher),
-	fx.Invoke(RunExportWorker, RunPurger),
+	fx.Provide(NewAPI, NewMatcher, NewWebhookWorker),
+	fx.Invoke(RunExportWorker, RunPurger, RunWebhookWorker),
 	RenameSweep,
 )
+
+// NewWebhooks returns the webhook service over s: signing secrets sealed
+// under a key derived from the server secret, URLs checked against
+// --webhook-allow-private.
+func NewWebhooks(s *store.Store, secret Secret, cfg Config) (*webhook.Service, error) {
+	return webhook.NewService(s, secret, webhook.ServiceOptions{AllowPrivate: cfg.WebhookAllowPrivate})
+}
+
+// NewWebhookWorker returns the worker that delivers the webhook outbox,
+// recording the endpoints it disables in the audit log; its client
+// refuses private addresses unless --webhook-allow-private.
+func NewWebhookWorker(s *store.Store, secret Secret, cfg Config, a *audit.Service, log *slog.Logger) (*webhook.Worker, error) {
+	return webhook.NewWorker(s, secret, webhook.WorkerOptions{
+		Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookAllowPrivate}),
+		Audit:  a,
+		Logger: log,
+	})
+}
+
+// RunWebhookWorker delivers webhooks while the application runs, in every
+// binary that serves the REST API (hoplink serve and hoplink-api). Any
+// number of replicas may run it: a lease keeps two from sending one
+// delivery at once, and a delivery one replica left unfinished when it
+// stopped is sent by another once its lease lapses.
+func RunWebhookWorker(lc fx.Lifecycle, w *webhook.Worker) {
+	runInBackground(lc, "webhook worker", func(ctx context.Context) error {
+		w.Run(ctx)
+		return nil
+	})
+}
 
 // NewLists returns the installs and attempts lists over s, reading plans
 // from orgs; the server secret signs their cursors, so that a cursor from
@@ -80,6 +111,7 @@ type APIDeps struct {
 	Lists         *attribution.Lists
 	Queries       *analytics.Queries
 	Exports       *analytics.Exports
+	Webhooks      *webhook.Service
 	// Extra are the routes other modules add (the OAuth endpoints and
 	// pages, when the binary has them).
 	Extra APIRoutes
@@ -100,6 +132,7 @@ func NewAPI(d APIDeps) *httpapi.API {
 		Parameters:    d.Parameters,
 		Accounts:      d.Accounts,
 		Audit:         d.Audit,
+		Webhooks:      d.Webhooks,
 		AccountPages:  &pages,
 		// The SDK resolve reads through the link-domain handler's cache,
 		// builds URLs with its params options and records its clicks

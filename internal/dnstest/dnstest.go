@@ -1,5 +1,5 @@
 // Package dnstest runs a small authoritative DNS server on loopback for
-// tests: it answers CNAME questions from a table the test sets, NXDOMAIN for
+// tests: it answers CNAME and A questions from tables the test sets, NXDOMAIN for
 // names it does not know, and never answers the names it is told to drop,
 // so that a lookup of them times out. It never touches the internet.
 package dnstest
@@ -22,6 +22,7 @@ type Server struct {
 	mu      sync.Mutex
 	cnames  map[string]string
 	exists  map[string]bool
+	addrs   map[string][]net.IP
 	drop    map[string]bool
 	queries int
 }
@@ -33,7 +34,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatalf("dnstest: listen: %v", err)
 	}
-	s := &Server{Addr: pc.LocalAddr().String(), cnames: map[string]string{}, exists: map[string]bool{}, drop: map[string]bool{}}
+	s := &Server{Addr: pc.LocalAddr().String(), cnames: map[string]string{}, exists: map[string]bool{}, addrs: map[string][]net.IP{}, drop: map[string]bool{}}
 	started := make(chan struct{})
 	srv := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(s.serve), NotifyStartedFunc: func() { close(started) }}
 	go func() { _ = srv.ActivateAndServe() }()
@@ -57,6 +58,19 @@ func (s *Server) SetNoCNAME(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.cnames, key(name))
+	s.exists[key(name)] = true
+}
+
+// SetA makes name's A records ips (IPv4 addresses), replacing any it had;
+// other questions about name get an empty answer.
+func (s *Server) SetA(name string, ips ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var list []net.IP
+	for _, ip := range ips {
+		list = append(list, net.ParseIP(ip).To4())
+	}
+	s.addrs[key(name)] = list
 	s.exists[key(name)] = true
 }
 
@@ -89,6 +103,7 @@ func (s *Server) serve(w dns.ResponseWriter, r *dns.Msg) {
 	drop := s.drop[name]
 	target, hasCNAME := s.cnames[name]
 	exists := s.exists[name]
+	addrs := s.addrs[name]
 	s.mu.Unlock()
 	if drop {
 		return
@@ -97,6 +112,13 @@ func (s *Server) serve(w dns.ResponseWriter, r *dns.Msg) {
 	m.SetReply(r)
 	m.Authoritative = true
 	switch {
+	case len(addrs) > 0 && q.Qtype == dns.TypeA:
+		for _, ip := range addrs {
+			m.Answer = append(m.Answer, &dns.A{
+				Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 0},
+				A:   ip,
+			})
+		}
 	case hasCNAME:
 		m.Answer = append(m.Answer, &dns.CNAME{
 			Hdr:    dns.RR_Header{Name: q.Name, Rrtype: dns.TypeCNAME, Class: dns.ClassINET, Ttl: 60},

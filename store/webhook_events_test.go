@@ -1,0 +1,195 @@
+package store_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/webhook"
+)
+
+// outbox claims every delivery written so far and returns their bodies'
+// type and data, in the order they are due.
+func outbox(t *testing.T, s *store.Store) []struct {
+	Type string
+	Data map[string]any
+} {
+	t.Helper()
+	got, err := s.ClaimDeliveries(t.Context(), time.Now().Add(24*time.Hour), time.Hour, 1000)
+	require.NoError(t, err)
+	out := make([]struct {
+		Type string
+		Data map[string]any
+	}, len(got))
+	for i, d := range got {
+		require.NoError(t, json.Unmarshal(d.Body, &out[i]))
+		assert.Equal(t, string(d.EventType), out[i].Type)
+	}
+	return out
+}
+
+func types(events []struct {
+	Type string
+	Data map[string]any
+}) []string {
+	var out []string
+	for _, e := range events {
+		out = append(out, e.Type)
+	}
+	return out
+}
+
+func TestChangesWriteTheirWebhookEvents(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		w := newAttrWorld(t, s, c, "acme")
+		assert.Empty(t, outbox(t, s), "nothing is written while no endpoint subscribes")
+
+		createEndpoint(t, s, c, w.orgID, webhook.Types()...)
+		l := createLink(t, s, newLink(c, w.orgID, "hop.example", "summer"))
+		l.DestinationURL, l.UpdatedAt = "https://example.com/new", c.next()
+		require.NoError(t, s.UpdateLink(ctx, l))
+		require.NoError(t, s.DeleteLink(ctx, w.orgID, l.ID))
+
+		d := createDomain(t, s, c, w.orgID, "links.acme.example")
+		_, err := s.MarkDomainVerified(ctx, w.orgID, d.ID, c.next())
+		require.NoError(t, err)
+		_, err = s.MarkDomainVerified(ctx, w.orgID, d.ID, c.next())
+		require.NoError(t, err, "verified again")
+		_, err = s.SetDomainsSuspended(ctx, w.orgID, true, c.next())
+		require.NoError(t, err)
+		_, err = s.SetDomainsSuspended(ctx, w.orgID, false, c.next())
+		require.NoError(t, err, "restored: no event")
+
+		u := createUser(t, s, c, "ann@example.com")
+		addMember(t, s, c, w.orgID, u, auth.RoleAdmin)
+		require.NoError(t, s.RemoveMember(ctx, w.orgID, u.ID))
+		v := createUser(t, s, c, "bob@example.com")
+		addMember(t, s, c, w.orgID, v, auth.RoleMember)
+		_, err = s.DeleteMember(ctx, w.orgID, v.ID)
+		require.NoError(t, err)
+
+		rec, att := installFor(w, w.linkA, w.clickA, c.next())
+		require.NoError(t, s.Claim(ctx, rec, att))
+		reason := attribution.FailNoMatch
+		require.NoError(t, s.RecordAttempt(ctx, attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.orgID,
+			FailReason: &reason, CreatedAt: c.next(), Platform: attribution.PlatformAndroid, Signals: []string{}}))
+		matched := att
+		matched.ID, matched.CreatedAt = uuid.Must(uuid.NewV7()), c.next()
+		require.NoError(t, s.RecordAttempt(ctx, matched), "a replayed match announces nothing")
+
+		events := outbox(t, s)
+		assert.ElementsMatch(t, []string{"link.created", "link.updated", "link.deleted", "domain.verified", "domain.suspended",
+			"member.joined", "member.removed", "member.joined", "member.removed", "install.attributed", "install.unattributed"},
+			types(events), "one event per change")
+		byType := map[string][]map[string]any{}
+		for _, e := range events {
+			byType[e.Type] = append(byType[e.Type], e.Data)
+		}
+		assert.Equal(t, "summer", byType["link.created"][0]["slug"])
+		assert.Equal(t, "https://example.com/new", byType["link.updated"][0]["destination_url"])
+		assert.Equal(t, l.ID.String(), byType["link.deleted"][0]["id"])
+		assert.Equal(t, "summer", byType["link.deleted"][0]["slug"])
+		assert.Equal(t, "links.acme.example", byType["domain.verified"][0]["domain"])
+		assert.Equal(t, true, byType["domain.verified"][0]["verified"])
+		assert.Equal(t, "links.acme.example", byType["domain.suspended"][0]["domain"])
+		var joined, removed []string
+		for _, m := range byType["member.joined"] {
+			joined = append(joined, m["email"].(string)+" "+m["role"].(string))
+		}
+		for _, m := range byType["member.removed"] {
+			removed = append(removed, m["email"].(string)+" "+m["role"].(string))
+		}
+		assert.ElementsMatch(t, []string{"ann@example.com admin", "bob@example.com member"}, joined)
+		assert.ElementsMatch(t, []string{"ann@example.com admin", "bob@example.com member"}, removed, "the removed member's email and role")
+		installed := byType["install.attributed"][0]
+		assert.Equal(t, rec.ID.String(), installed["install_id"])
+		assert.Equal(t, w.clickA.String(), installed["click_id"])
+		assert.Equal(t, w.linkA.ID.String(), installed["link_id"])
+		assert.Equal(t, "probabilistic", installed["match_type"])
+		assert.InDelta(t, 0.9, installed["match_confidence"], 1e-9)
+		assert.Equal(t, "time", installed["match_signal"])
+		assert.Equal(t, "no_match", byType["install.unattributed"][0]["fail_reason"])
+		for _, e := range events {
+			_, ip := e.Data["ip"]
+			_, ua := e.Data["user_agent"]
+			assert.False(t, ip || ua, "%s carries no IP and no user agent", e.Type)
+		}
+	})
+}
+
+func TestAFailedChangeWritesNoEvent(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		createEndpoint(t, s, c, o.ID, webhook.LinkCreated, webhook.LinkDeleted, webhook.LinkUpdated)
+		createLink(t, s, newLink(c, o.ID, "hop.example", "taken"))
+		require.Len(t, outbox(t, s), 1)
+
+		err := s.CreateLink(ctx, newLink(c, o.ID, "hop.example", "taken"), linking.LinkQuota{})
+		assert.ErrorIs(t, err, errcode.ErrConflict)
+		assert.ErrorIs(t, s.DeleteLink(ctx, o.ID, uuid.Must(uuid.NewV7())), errcode.ErrNotFound)
+		missing := newLink(c, o.ID, "hop.example", "missing")
+		assert.ErrorIs(t, s.UpdateLink(ctx, missing), errcode.ErrNotFound)
+		assert.Empty(t, outbox(t, s), "the event went with the change")
+	})
+}
+
+func TestStoredClicksAreAnnouncedInBatches(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		quiet := createOrg(t, s, c, "quiet")
+		a := createLink(t, s, newLink(c, acme.ID, "hop.example", "a"))
+		b := createLink(t, s, newLink(c, acme.ID, "hop.example", "b"))
+		q := createLink(t, s, newLink(c, quiet.ID, "hop.example", "q"))
+		createEndpoint(t, s, c, quiet.ID, webhook.LinkCreated) // takes no clicks
+		batch := func() []analytics.Click {
+			var clicks []analytics.Click
+			for range 150 {
+				clicks = append(clicks, newClick(a, c.next()))
+			}
+			for range 3 {
+				clicks = append(clicks, newClick(b, c.next()), newClick(q, c.next()))
+			}
+			return clicks
+		}
+		_, err := s.InsertClicks(ctx, batch())
+		require.NoError(t, err)
+		assert.Empty(t, outbox(t, s), "nobody takes link.clicked yet")
+
+		createEndpoint(t, s, c, acme.ID, webhook.LinkClicked)
+		_, err = s.InsertClicks(ctx, batch())
+		require.NoError(t, err)
+		var sizes []int
+		links := map[string]int{}
+		for _, e := range outbox(t, s) {
+			require.Equal(t, "link.clicked", e.Type)
+			batch := e.Data["clicks"].([]any)
+			sizes = append(sizes, len(batch))
+			for _, item := range batch {
+				click := item.(map[string]any)
+				links[click["link_id"].(string)]++
+				assert.Equal(t, "redirect", click["source"])
+				assert.NotContains(t, click, "ip")
+				assert.NotContains(t, click, "user_agent")
+			}
+		}
+		assert.ElementsMatch(t, []int{100, 50, 3}, sizes, "at most 100 clicks a delivery, one link each")
+		assert.Equal(t, map[string]int{a.ID.String(): 150, b.ID.String(): 3}, links, "only the subscribing organization's clicks")
+	})
+}

@@ -1,0 +1,286 @@
+package store_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/webhook"
+)
+
+func newEndpoint(c *clock, orgID uuid.UUID, events ...webhook.Type) *webhook.Endpoint {
+	at := c.next()
+	return &webhook.Endpoint{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, URL: "https://hooks.example.com/in",
+		Description: "backend", Events: events, SealedSecret: "v1:sealed", CreatedAt: at, UpdatedAt: at}
+}
+
+func createEndpoint(t *testing.T, s *store.Store, c *clock, orgID uuid.UUID, events ...webhook.Type) *webhook.Endpoint {
+	t.Helper()
+	e := newEndpoint(c, orgID, events...)
+	require.NoError(t, s.CreateWebhook(t.Context(), e))
+	return e
+}
+
+func newEvent(t *testing.T, c *clock, orgID uuid.UUID, typ webhook.Type, linkID, appID *uuid.UUID) webhook.Event {
+	t.Helper()
+	ev, err := webhook.NewEvent(orgID, typ, c.next(), linkID, appID, webhook.PingData{})
+	require.NoError(t, err)
+	return ev
+}
+
+func TestWebhooksMigrationUpDownUp(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		assertMigratesDownAndUp(t, s, "webhooks", "webhook_events", "webhook_deliveries")
+		c := newClock()
+		o := createOrg(t, s, c, "acme")
+		createEndpoint(t, s, c, o.ID, webhook.LinkCreated)
+	})
+}
+
+func TestWebhookEndpointsStore(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		other := createOrg(t, s, c, "other")
+		e := newEndpoint(c, acme.ID, webhook.LinkCreated, webhook.InstallAttributed)
+		e.LinkIDs = []uuid.UUID{uuid.Must(uuid.NewV7())}
+		require.NoError(t, s.CreateWebhook(ctx, e))
+		second := createEndpoint(t, s, c, acme.ID, webhook.LinkDeleted)
+
+		got, err := s.Webhook(ctx, acme.ID, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, e, got, "read back as written")
+		_, err = s.Webhook(ctx, other.ID, e.ID)
+		assert.ErrorIs(t, err, errcode.ErrNotFound, "another organization's endpoint")
+
+		list, err := s.ListWebhooks(ctx, acme.ID)
+		require.NoError(t, err)
+		require.Len(t, list, 2)
+		assert.Equal(t, []uuid.UUID{e.ID, second.ID}, []uuid.UUID{list[0].ID, list[1].ID}, "oldest first")
+		list, err = s.ListWebhooks(ctx, other.ID)
+		require.NoError(t, err)
+		assert.Empty(t, list)
+
+		until := c.next().Add(24 * time.Hour)
+		e.URL, e.Events, e.LinkIDs = "https://other.example.com/", []webhook.Type{webhook.LinkUpdated}, nil
+		e.SealedPreviousSecret, e.PreviousSecretUntil, e.UpdatedAt = "v1:old", &until, c.next()
+		require.NoError(t, s.UpdateWebhook(ctx, e))
+		got, err = s.Webhook(ctx, acme.ID, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, e, got, "updated")
+		foreign := *e
+		foreign.OrgID = other.ID
+		assert.ErrorIs(t, s.UpdateWebhook(ctx, &foreign), errcode.ErrNotFound, "update through another organization")
+
+		assert.ErrorIs(t, s.DeleteWebhook(ctx, other.ID, e.ID), errcode.ErrNotFound, "delete through another organization")
+		require.NoError(t, s.DeleteWebhook(ctx, acme.ID, e.ID))
+		assert.ErrorIs(t, s.DeleteWebhook(ctx, acme.ID, e.ID), errcode.ErrNotFound, "deleted twice")
+
+		require.NoError(t, s.DeleteOrganization(ctx, acme.ID))
+		_, err = s.Webhook(ctx, acme.ID, second.ID)
+		assert.ErrorIs(t, err, errcode.ErrNotFound, "gone with its organization")
+	})
+}
+
+func TestWebhookOutboxFansOutToAcceptingEndpoints(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		other := createOrg(t, s, c, "other")
+		link, app := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+		all := createEndpoint(t, s, c, acme.ID, webhook.LinkCreated, webhook.MemberJoined)
+		byLink := newEndpoint(c, acme.ID, webhook.LinkCreated, webhook.MemberJoined)
+		byLink.LinkIDs = []uuid.UUID{link}
+		require.NoError(t, s.CreateWebhook(ctx, byLink))
+		byApp := newEndpoint(c, acme.ID, webhook.LinkCreated)
+		byApp.AppIDs = []uuid.UUID{app}
+		require.NoError(t, s.CreateWebhook(ctx, byApp))
+		disabled := createEndpoint(t, s, c, acme.ID, webhook.LinkCreated)
+		at := c.next()
+		disabled.DisabledAt = &at
+		require.NoError(t, s.UpdateWebhook(ctx, disabled))
+		foreign := createEndpoint(t, s, c, other.ID, webhook.LinkCreated)
+
+		other1 := uuid.Must(uuid.NewV7())
+		events := []webhook.Event{
+			newEvent(t, c, acme.ID, webhook.LinkCreated, &link, &app),  // all, byLink, byApp
+			newEvent(t, c, acme.ID, webhook.LinkCreated, &other1, nil), // all
+			newEvent(t, c, acme.ID, webhook.MemberJoined, nil, nil),    // all (no link: the link filter drops it)
+			newEvent(t, c, acme.ID, webhook.DomainVerified, nil, nil),  // nobody
+			newEvent(t, c, other.ID, webhook.LinkDeleted, &link, nil),  // nobody
+		}
+		require.NoError(t, s.EnqueueEvents(ctx, events))
+
+		count := func(id uuid.UUID) int {
+			ds, err := s.ListDeliveries(ctx, acme.ID, id, nil, 100)
+			require.NoError(t, err)
+			return len(ds)
+		}
+		assert.Equal(t, 3, count(all.ID))
+		assert.Equal(t, 1, count(byLink.ID))
+		assert.Equal(t, 1, count(byApp.ID))
+		assert.Equal(t, 0, count(disabled.ID), "a disabled endpoint gets no new events")
+		ds, err := s.ListDeliveries(ctx, other.ID, foreign.ID, nil, 100)
+		require.NoError(t, err)
+		assert.Empty(t, ds, "an event type the endpoint did not subscribe to")
+
+		var n int
+		require.NoError(t, s.DB().NewSelect().Table("webhook_events").ColumnExpr("count(*)").Scan(ctx, &n))
+		assert.Equal(t, 3, n, "events nobody accepts are not stored")
+
+		ds, err = s.ListDeliveries(ctx, acme.ID, all.ID, nil, 100)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.MemberJoined, ds[0].EventType, "newest first")
+		assert.Equal(t, webhook.StatusPending, ds[0].Status)
+		assert.Equal(t, events[2].OccurredAt, *ds[0].NextAttemptAt, "due when it occurred")
+		page, err := s.ListDeliveries(ctx, acme.ID, all.ID, &webhook.DeliveryPosition{CreatedAt: ds[0].CreatedAt, ID: ds[0].ID}, 1)
+		require.NoError(t, err)
+		require.Len(t, page, 1)
+		assert.Equal(t, ds[1].ID, page[0].ID, "the page after a position")
+		_, err = s.Delivery(ctx, other.ID, all.ID, ds[0].ID)
+		assert.ErrorIs(t, err, errcode.ErrNotFound, "another organization's delivery")
+	})
+}
+
+func TestWebhookDeliveryLeases(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		e := createEndpoint(t, s, c, acme.ID, webhook.LinkCreated)
+		var events []webhook.Event
+		for range 10 {
+			events = append(events, newEvent(t, c, acme.ID, webhook.LinkCreated, nil, nil))
+		}
+		require.NoError(t, s.EnqueueEvents(ctx, events))
+		now := c.next()
+
+		none, err := s.ClaimDeliveries(ctx, events[0].OccurredAt.Add(-time.Millisecond), time.Minute, 100)
+		require.NoError(t, err)
+		assert.Empty(t, none, "nothing is due before it occurred")
+
+		// Racing workers: every delivery is claimed exactly once.
+		var mu sync.Mutex
+		seen := map[uuid.UUID]int{}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				got, err := s.ClaimDeliveries(ctx, now, time.Minute, 100)
+				assert.NoError(t, err)
+				mu.Lock()
+				defer mu.Unlock()
+				for _, d := range got {
+					seen[d.ID]++
+				}
+			})
+		}
+		wg.Wait()
+		assert.Len(t, seen, 10)
+		for id, n := range seen {
+			assert.Equal(t, 1, n, "delivery %s claimed once", id)
+		}
+		again, err := s.ClaimDeliveries(ctx, now.Add(59*time.Second), time.Minute, 100)
+		require.NoError(t, err)
+		assert.Empty(t, again, "leased deliveries are not claimed again")
+
+		expired, err := s.ClaimDeliveries(ctx, now.Add(time.Minute), time.Minute, 3)
+		require.NoError(t, err)
+		require.Len(t, expired, 3, "a lapsed lease frees the delivery; the limit holds")
+		first := expired[0]
+		assert.Equal(t, events[0].ID, first.EventID, "earliest due first")
+		assert.JSONEq(t, string(events[0].Body), string(first.Body))
+		assert.Equal(t, e.ID, first.Endpoint.ID)
+		assert.Equal(t, e.SealedSecret, first.Endpoint.SealedSecret)
+
+		_, err = s.FinishDelivery(ctx, first.ID, uuid.Must(uuid.NewV7()), webhook.Outcome{Status: webhook.StatusSucceeded, AttemptedAt: now})
+		assert.ErrorIs(t, err, errcode.ErrNotFound, "a lease not held")
+
+		// A failure retried later marks the endpoint failing.
+		at := now.Add(time.Minute)
+		next := at.Add(time.Hour)
+		code := 503
+		disabled, err := s.FinishDelivery(ctx, first.ID, first.Lease, webhook.Outcome{Status: webhook.StatusPending,
+			NextAttemptAt: &next, AttemptedAt: at, StatusCode: &code, ResponseMS: 12, Error: "503 Service Unavailable",
+			DisableBefore: at.Add(-5 * 24 * time.Hour)})
+		require.NoError(t, err)
+		assert.False(t, disabled)
+		d, err := s.Delivery(ctx, acme.ID, e.ID, first.ID)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusPending, d.Status)
+		assert.Equal(t, 1, d.Attempts)
+		assert.Equal(t, next, *d.NextAttemptAt)
+		assert.Equal(t, &code, d.LastStatusCode)
+		assert.Equal(t, 12, *d.LastResponseMS)
+		assert.Equal(t, "503 Service Unavailable", d.LastError)
+		hook, err := s.Webhook(ctx, acme.ID, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, at, *hook.FailingSince)
+
+		// Still failing past the limit: disabled once.
+		second := expired[1]
+		late := at.Add(5*24*time.Hour + time.Second)
+		disabled, err = s.FinishDelivery(ctx, second.ID, second.Lease, webhook.Outcome{Status: webhook.StatusPending,
+			NextAttemptAt: &next, AttemptedAt: late, Error: "timeout", DisableBefore: late.Add(-5 * 24 * time.Hour)})
+		require.NoError(t, err)
+		assert.True(t, disabled, "failing for five days disables the endpoint")
+		hook, err = s.Webhook(ctx, acme.ID, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, late, *hook.DisabledAt)
+		rest, err := s.ClaimDeliveries(ctx, late.Add(time.Hour), time.Minute, 100)
+		require.NoError(t, err)
+		assert.Empty(t, rest, "a disabled endpoint's deliveries wait")
+		third := expired[2]
+		disabled, err = s.FinishDelivery(ctx, third.ID, third.Lease, webhook.Outcome{Status: webhook.StatusFailed,
+			AttemptedAt: late, Error: "timeout", DisableBefore: late.Add(-5 * 24 * time.Hour)})
+		require.NoError(t, err)
+		assert.False(t, disabled, "disabled only once")
+
+		// Re-enabled, a success clears the failing mark; retry makes a
+		// finished delivery due again.
+		hook.DisabledAt, hook.FailingSince = nil, nil
+		require.NoError(t, s.UpdateWebhook(ctx, hook))
+		d, err = s.RetryDelivery(ctx, acme.ID, e.ID, third.ID, late)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.StatusPending, d.Status)
+		assert.Equal(t, late, *d.NextAttemptAt)
+		got, err := s.ClaimDeliveries(ctx, late, time.Minute, 100)
+		require.NoError(t, err)
+		require.NotEmpty(t, got)
+		_, err = s.RetryDelivery(ctx, uuid.Must(uuid.NewV7()), e.ID, third.ID, late)
+		assert.ErrorIs(t, err, errcode.ErrNotFound, "retry through another organization")
+	})
+}
+
+func TestWebhookPingGoesToOneEndpoint(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		other := createOrg(t, s, c, "other")
+		e := createEndpoint(t, s, c, acme.ID, webhook.LinkCreated)
+		createEndpoint(t, s, c, acme.ID, webhook.LinkCreated)
+		ping := newEvent(t, c, acme.ID, webhook.Ping, nil, nil)
+		d, err := s.EnqueuePing(ctx, e.ID, ping)
+		require.NoError(t, err)
+		assert.Equal(t, webhook.Ping, d.EventType)
+		assert.Equal(t, ping.ID, d.EventID)
+		got, err := s.ClaimDeliveries(ctx, c.next(), time.Minute, 10)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		assert.Equal(t, e.ID, got[0].WebhookID)
+
+		foreign := newEvent(t, c, other.ID, webhook.Ping, nil, nil)
+		_, err = s.EnqueuePing(ctx, e.ID, foreign)
+		assert.ErrorIs(t, err, errcode.ErrNotFound, "another organization's endpoint")
+	})
+}
