@@ -26,6 +26,8 @@ var permissions = map[string]Permission{
 	"org:delete":        {Description: "Delete the whole organization and all its data", Destructive: true},
 	"team:read":         {Description: "See team members and invitations"},
 	"team:write":        {Description: "Invite, change and remove team members", Destructive: true},
+	"webhooks:read":     {Description: "See webhook endpoints and their deliveries"},
+	"webhooks:write":    {Description: "Create, change and delete webhook endpoints, which send your events to other servers", Destructive: true},
 }
 
 // DescribeScope returns the Permission of scope. A scope not in the list

@@ -120,10 +120,10 @@ func TestEveryScopeIsDescribed(t *testing.T) {
 		assert.NotContains(t, p.Description, string(s), "%s is described in plain words, not by its code", s)
 		destructive[string(s)] = p.Destructive
 	}
-	for _, s := range []string{"links:write", "apps:write", "keys:write", "domains:write", "org:delete", "team:write"} {
+	for _, s := range []string{"links:write", "apps:write", "keys:write", "domains:write", "org:delete", "team:write", "webhooks:write"} {
 		assert.True(t, destructive[s], "%s can change or delete data: flagged", s)
 	}
-	for _, s := range []string{"links:read", "apps:read", "analytics:read", "keys:read", "domains:read", "org:read", "team:read"} {
+	for _, s := range []string{"links:read", "apps:read", "analytics:read", "keys:read", "domains:read", "org:read", "team:read", "webhooks:read"} {
 		assert.False(t, destructive[s], "%s only reads", s)
 	}
 	unknown := web.DescribeScope("mystery:do")
