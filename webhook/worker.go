@@ -86,7 +86,8 @@ type WorkerOptions struct {
 	// Concurrency is how many deliveries are posted at once; 8 when zero.
 	Concurrency int
 	// Lease is how long a claim holds a delivery; it must outlast an
-	// attempt (the client's timeout). One minute when zero.
+	// attempt (the client's timeout, Timeout when it has none), or
+	// NewWorker fails. One minute when zero.
 	Lease time.Duration
 	// Poll is how long Run waits when nothing is due; one second when zero.
 	Poll time.Duration
@@ -131,7 +132,20 @@ func NewWorker(store Store, serverSecret []byte, opts WorkerOptions) (*Worker, e
 	if opts.Poll == 0 {
 		opts.Poll = time.Second
 	}
-	return &Worker{store: store, box: box, opts: opts}, nil
+	w := &Worker{store: store, box: box, opts: opts}
+	if w.opts.Lease <= w.attemptTimeout() {
+		return nil, fmt.Errorf("webhook: the lease (%s) must outlast an attempt (%s)", w.opts.Lease, w.attemptTimeout())
+	}
+	return w, nil
+}
+
+// attemptTimeout bounds one post: the client's timeout, or Timeout for a
+// client without one.
+func (w *Worker) attemptTimeout() time.Duration {
+	if t := w.opts.Client.Timeout; t > 0 {
+		return t
+	}
+	return Timeout
 }
 
 // Run delivers until ctx ends, waiting Poll whenever nothing was due or
@@ -153,17 +167,28 @@ func (w *Worker) Run(ctx context.Context) {
 
 // RunOnce claims the deliveries due now (at most Batch), posts them and
 // records each outcome; it returns how many it claimed.
+//
+// A delivery is posted only while its lease still outlasts an attempt
+// (attemptTimeout): a claim that slow receivers kept waiting past that
+// is not posted, and its lease runs out, so that another replica, or the
+// next pass, claims it and no two replicas ever post one delivery at once.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
-	claimed, err := w.store.ClaimDeliveries(ctx, w.opts.Clock(), w.opts.Lease, w.opts.Batch)
+	claimedAt := w.opts.Clock()
+	claimed, err := w.store.ClaimDeliveries(ctx, claimedAt, w.opts.Lease, w.opts.Batch)
 	if err != nil {
 		return 0, err
 	}
+	lastStart := claimedAt.Add(w.opts.Lease - w.attemptTimeout())
 	sem := make(chan struct{}, w.opts.Concurrency)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
 	for i := range claimed {
 		sem <- struct{}{}
+		if w.opts.Clock().After(lastStart) {
+			<-sem
+			break
+		}
 		wg.Go(func() {
 			defer func() { <-sem }()
 			if err := w.deliver(ctx, &claimed[i]); err != nil {
@@ -274,6 +299,13 @@ func (w *Worker) post(ctx context.Context, c *Claimed, now time.Time) attempt {
 	sig, err := w.signatures(&c.Endpoint, id, ts, c.Body, now)
 	if err != nil {
 		return attempt{err: err}
+	}
+	if w.opts.Client.Timeout <= 0 {
+		// A client without a timeout is bounded here, so that an attempt
+		// never outlasts the lease.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, w.attemptTimeout())
+		defer cancel()
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.Endpoint.URL, bytes.NewReader(c.Body))
 	if err != nil {

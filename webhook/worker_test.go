@@ -353,3 +353,51 @@ func TestAPrivateAddressIsRefusedAtConnectionTime(t *testing.T) {
 	assert.Contains(t, ds[0].LastError, "loopback, private, link-local or metadata")
 	assert.Nil(t, ds[0].LastStatusCode)
 }
+
+// A claim that slow receivers keep waiting is posted only while its lease
+// outlasts an attempt; what is left is claimed again once the lease has
+// run out, so that no delivery is posted twice, and none is lost.
+func TestASlowClaimLeavesWhatItCannotFinishToTheNextClaim(t *testing.T) {
+	t.Parallel()
+	var f *fixture
+	// Each answer takes 0.4 s of the fixture's clock.
+	rc := newReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+		f.clock.Add(400 * time.Millisecond)
+		w.WriteHeader(http.StatusOK)
+	})
+	f = newFixture(t, rc, fixtureOptions{allowPrivate: true})
+	f.create(t, rc.URL, webhook.MemberJoined)
+	for range 5 {
+		f.emit(t, webhook.MemberJoined, webhook.MemberData{})
+	}
+	client := webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, TLS: rc.tls(), Timeout: 500 * time.Millisecond})
+	opts := webhook.WorkerOptions{Client: client, Clock: f.clock.Now, Jitter: func() float64 { return 0.5 },
+		Batch: 5, Concurrency: 1, Lease: 2 * time.Second}
+	w, err := webhook.NewWorker(f.store, serverSecret, opts)
+	require.NoError(t, err)
+
+	n, err := w.RunOnce(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 5, n)
+	assert.Len(t, rc.requests(), 4, "posted at 0, 0.4, 0.8 and 1.2 s; at 1.6 s an attempt could outlast the lease")
+	n, err = w.RunOnce(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, n, "the fifth is still leased")
+	f.clock.Add(time.Second)
+	n, err = w.RunOnce(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the lease ran out: the fifth is claimed again")
+
+	seen := map[string]int{}
+	for _, r := range rc.requests() {
+		seen[r.header.Get("webhook-id")]++
+	}
+	assert.Len(t, seen, 5)
+	for id, k := range seen {
+		assert.Equal(t, 1, k, id)
+	}
+
+	opts.Lease = 500 * time.Millisecond
+	_, err = webhook.NewWorker(f.store, serverSecret, opts)
+	assert.ErrorContains(t, err, "must outlast an attempt")
+}
