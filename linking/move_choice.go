@@ -72,6 +72,9 @@ type LinkMove struct {
 	// Choice, when not nil, is saved with the move (replacing any saved
 	// choice); when nil, a saved choice of the link is deleted.
 	Choice *MoveChoice
+	// ShortURL is the link's short URL at its new address, for the
+	// link.updated event the move writes.
+	ShortURL string
 }
 
 // Errors of MoveChoiceStore, each wrapping errcode.ErrConflict.
@@ -283,7 +286,7 @@ func (s *LinkService) SetMoveChoice(ctx context.Context, p *auth.Principal, id u
 	mc.NewSlug = &slug
 	mc.ShortURL = ShortURL(s.base, target.current, slug)
 	m := &LinkMove{OrgID: l.OrgID, LinkID: l.ID, FromDomain: l.Domain, FromSlug: l.Slug,
-		ToDomain: target.current, ToSlug: slug, Previous: target.previous, At: now, Choice: mc}
+		ToDomain: target.current, ToSlug: slug, Previous: target.previous, At: now, Choice: mc, ShortURL: mc.ShortURL}
 	err = ms.MoveLink(ctx, m)
 	s.invalidateMove(m)
 	if err != nil {
@@ -317,7 +320,7 @@ func (s *LinkService) ClearMoveChoice(ctx context.Context, p *auth.Principal, id
 	}
 	if !IsReservedSlug(l.Slug, true) {
 		m := &LinkMove{OrgID: l.OrgID, LinkID: l.ID, FromDomain: l.Domain, FromSlug: l.Slug,
-			ToDomain: target.current, ToSlug: l.Slug, At: s.now()}
+			ToDomain: target.current, ToSlug: l.Slug, At: s.now(), ShortURL: ShortURL(s.base, target.current, l.Slug)}
 		err = ms.MoveLink(ctx, m)
 		s.invalidateMove(m)
 		if err == nil {

@@ -143,8 +143,27 @@ func (s *Store) DeleteDomain(ctx context.Context, orgID, id uuid.UUID) (*linking
 		if stones, err = tombstoneLinks(ctx, tx, orgID, "domain = ?", row.Domain); err != nil {
 			return err
 		}
-		_, err = tx.NewDelete().Model((*linkRow)(nil)).Where("l.org_id = ? AND l.domain = ?", orgID, row.Domain).Exec(ctx)
-		return err
+		var gone []struct {
+			ID    uuid.UUID  `bun:"id"`
+			Slug  string     `bun:"slug"`
+			AppID *uuid.UUID `bun:"app_id"`
+		}
+		if err := tx.NewDelete().Model((*linkRow)(nil)).Where("l.org_id = ? AND l.domain = ?", orgID, row.Domain).
+			Returning("id, slug, app_id").Scan(ctx, &gone); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		// Each link deleted with its domain is announced as a delete of
+		// that link would be.
+		at := time.Now()
+		events := make([]webhook.Event, 0, len(gone))
+		for _, l := range gone {
+			ev, err := linkDeletedEvent(orgID, l.ID, row.Domain, l.Slug, l.AppID, at)
+			if err != nil {
+				return err
+			}
+			events = append(events, ev)
+		}
+		return s.emit(ctx, tx, events...)
 	})
 	if err != nil {
 		return nil, s.err("delete domain", err)

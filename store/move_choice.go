@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var _ linking.MoveChoiceStore = (*Store)(nil)
@@ -160,6 +161,23 @@ func (s *Store) MoveLink(ctx context.Context, m *linking.LinkMove) error {
 		}
 		old := &oldAddressRow{Domain: m.FromDomain, Slug: m.FromSlug, LinkID: m.LinkID, OrgID: m.OrgID, BeganAt: utc(m.At)}
 		if _, err := tx.NewInsert().Model(old).Exec(ctx); err != nil {
+			return err
+		}
+		// A move changes the link's address: announced as an update.
+		var moved linkRow
+		if err := tx.NewSelect().Model(&moved).Where("l.id = ? AND l.org_id = ?", m.LinkID, m.OrgID).Scan(ctx); err != nil {
+			return err
+		}
+		l, err := toLink(&moved)
+		if err != nil {
+			return err
+		}
+		l.ShortURL = m.ShortURL
+		ev, err := linkEvent(webhook.LinkUpdated, &l, m.At)
+		if err != nil {
+			return err
+		}
+		if err := s.emit(ctx, tx, ev); err != nil {
 			return err
 		}
 		if m.Choice != nil {

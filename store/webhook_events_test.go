@@ -193,3 +193,42 @@ func TestStoredClicksAreAnnouncedInBatches(t *testing.T) {
 		assert.Equal(t, map[string]int{a.ID.String(): 150, b.ID.String(): 3}, links, "only the subscribing organization's clicks")
 	})
 }
+
+// A link that changes or goes by another change than its own update or
+// delete is announced all the same: moved by a move choice (link.updated,
+// at its new address), deleted with its custom domain (link.deleted, one
+// event a link).
+func TestMovesAndDomainDeletesAnnounceTheirLinks(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		l := createLink(t, s, newLink(c, acme.ID, prevDomain, "spring"))
+		d := createDomain(t, s, c, acme.ID, "go.acme.example")
+		onDomain := []*linking.Link{
+			createLink(t, s, newLink(c, acme.ID, "go.acme.example", "one")),
+			createLink(t, s, newLink(c, acme.ID, "go.acme.example", "two")),
+		}
+		createEndpoint(t, s, c, acme.ID, webhook.LinkUpdated, webhook.LinkDeleted)
+
+		m := move(c, l, "spring-sale")
+		m.ShortURL = "https://" + m.ToDomain + "/spring-sale"
+		require.NoError(t, s.MoveLink(ctx, m))
+		events := outbox(t, s)
+		require.Equal(t, []string{"link.updated"}, types(events))
+		assert.Equal(t, l.ID.String(), events[0].Data["id"])
+		assert.Equal(t, m.ToDomain, events[0].Data["domain"])
+		assert.Equal(t, "spring-sale", events[0].Data["slug"])
+		assert.Equal(t, m.ShortURL, events[0].Data["short_url"])
+
+		_, err := s.DeleteDomain(ctx, acme.ID, d.ID)
+		require.NoError(t, err)
+		events = outbox(t, s)
+		require.Equal(t, []string{"link.deleted", "link.deleted"}, types(events))
+		ids := []string{events[0].Data["id"].(string), events[1].Data["id"].(string)}
+		assert.ElementsMatch(t, []string{onDomain[0].ID.String(), onDomain[1].ID.String()}, ids)
+		for _, e := range events {
+			assert.Equal(t, "go.acme.example", e.Data["domain"])
+		}
+	})
+}
