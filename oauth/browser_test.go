@@ -62,5 +62,10 @@ func TestBrowserConsentAndConnections(t *testing.T) {
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#connections tbody tr').length`))
 	require.NoError(t, err)
 	assert.Equal(t, 2, rows, "two consents of one client")
+	texts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+		`[...document.querySelectorAll('#connections tbody tr')].map(r => r.innerText)`))
+	require.NoError(t, err)
+	require.Len(t, texts, 2)
+	assert.NotEqual(t, texts[0], texts[1], "two consents of one client read differently")
 	webtest.CheckPageAtEverySize(t, ctx, axe)
 }

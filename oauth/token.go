@@ -194,7 +194,8 @@ func (s *Server) showConnections(w http.ResponseWriter, r *http.Request, status 
 			hosts[c.ClientID] = redirects
 		}
 		created := c.CreatedAt
-		v.Connections = append(v.Connections, web.Connection{ID: c.ID.String(), Client: client, Orgs: orgs,
+		id := c.ID.String()
+		v.Connections = append(v.Connections, web.Connection{ID: id, Label: id[len(id)-6:], Client: client, Orgs: orgs,
 			Scopes: joinScopes(c.Scopes), RedirectHosts: redirects,
 			Created: formatTime(&created), LastUsed: formatTime(c.LastUsedAt)})
 	}

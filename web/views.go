@@ -166,6 +166,9 @@ type ConnectionsView struct {
 type Connection struct {
 	ID                                      string
 	Client, Orgs, Scopes, Created, LastUsed string
+	// Label tells apart two connections of one client that look alike
+	// otherwise (the end of ID).
+	Label string
 	// RedirectHosts are the hosts the client's answers go to.
 	RedirectHosts string
 }
