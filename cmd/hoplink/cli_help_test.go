@@ -7,9 +7,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/urfave/cli/v2"
 
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
+	"github.com/hoplink/hoplink/internal/app"
 	"github.com/hoplink/hoplink/version"
 )
 
@@ -51,6 +53,36 @@ func TestEachCommandListsOnlyTheFlagsItUses(t *testing.T) {
 		for _, f := range []string{"db", "addr", "public-url", "short-url-base", "log-level", "no-access-log", "no-bootstrap"} {
 			assert.Contains(t, flags, f)
 		}
+	})
+	t.Run("no admin command lists a server flag", func(t *testing.T) {
+		server := map[string]bool{}
+		for _, f := range app.Flags(true) {
+			server[f.Names()[0]] = true
+		}
+		delete(server, "db")
+		delete(server, "default-link-domain")
+		checked := 0
+		var walk func(path []string, cmds []*cli.Command)
+		walk = func(path []string, cmds []*cli.Command) {
+			for _, c := range cmds {
+				args := append(append([]string(nil), path...), c.Name)
+				if len(c.Subcommands) > 0 {
+					walk(args, c.Subcommands)
+					continue
+				}
+				if c.Name == "serve" || c.Name == "help" {
+					continue
+				}
+				checked++
+				for _, f := range helpFlags(t, args...) {
+					assert.False(t, server[f], "%s lists the server flag --%s", strings.Join(args, " "), f)
+				}
+			}
+		}
+		var out, errOut strings.Builder
+		walk(nil, newApp(&out, &errOut, strings.NewReader("")).Commands)
+		assert.True(t, server["addr"] && server["spool-dir"], "the server's flags: %v", server)
+		assert.GreaterOrEqual(t, checked, 18, "every admin command was checked (18 today)")
 	})
 	t.Run("a server flag on an admin command is an unknown flag", func(t *testing.T) {
 		fails(t, errcode.ValidationError, "", "org", "list", "--db", newDB(t), "--addr", "127.0.0.1:1", "--json")
