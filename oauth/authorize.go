@@ -11,6 +11,7 @@ import (
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/web"
 )
 
 // Consent form fields (DESIGN.md: web pages).
@@ -125,6 +126,12 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	r.Form.Del("response_mode")
 	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
 	if err != nil {
+		if !ar.IsRedirectURIValid() && acceptsHTML(r) {
+			// The answer cannot go back to the client (RFC 6749 section
+			// 4.1.2.1): a person in a browser gets a page, not JSON.
+			s.authorizeErrorPage(w, r, err)
+			return
+		}
 		s.provider.WriteAuthorizeError(ctx, w, ar, err)
 		return
 	}
@@ -316,4 +323,30 @@ func hiddenParams(form url.Values) [][2]string {
 		}
 	}
 	return out
+}
+
+// acceptsHTML reports whether r comes from a browser: its Accept lists
+// text/html.
+func acceptsHTML(r *http.Request) bool {
+	return strings.Contains(strings.ToLower(r.Header.Get("Accept")), "text/html")
+}
+
+// authorizeErrorPage answers an authorization request whose answer cannot
+// go back to its client (an unknown client, an unregistered redirect URI)
+// with a page that says what went wrong, with the status fosite would give
+// its JSON.
+func (s *Server) authorizeErrorPage(w http.ResponseWriter, r *http.Request, err error) {
+	rfc := fosite.ErrorToRFC6749Error(err)
+	status := rfc.CodeField
+	if status < 400 {
+		status = http.StatusBadRequest
+	}
+	text := "The application that sent you here could not be identified, or asked for the answer to go to an " +
+		"address it did not register, so nothing can be sent back to it and nothing was shared. " +
+		"Go back to the application and connect again; if this keeps happening, its makers should register it again."
+	v := web.MessageView{Frame: web.Frame{Title: "This connection request cannot be completed", Error: rfc.GetDescription()},
+		Text: text, Link: "/account", LinkText: "Go to your account"}
+	if web.Render(w, r, status, web.PageMessage, v) != nil {
+		writeJSON(w, status, oauthError{Error: rfc.ErrorField, Description: rfc.GetDescription()})
+	}
 }

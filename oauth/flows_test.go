@@ -125,6 +125,25 @@ func TestAuthorizeRefusals(t *testing.T) {
 		res := b.get("/oauth/authorize?" + authorizeQuery("nope", redirect, "", p, "").Encode())
 		assert.GreaterOrEqual(t, res.status, 400)
 		assert.Empty(t, res.header.Get("Location"))
+		assert.Contains(t, res.header.Get("Content-Type"), "application/json", "a client that does not ask for HTML gets JSON")
+	})
+	t.Run("a browser that cannot be sent back gets a page, with the same status", func(t *testing.T) {
+		for _, q := range []url.Values{
+			authorizeQuery("nope", redirect, "", p, ""),
+			authorizeQuery(clientID, "https://evil.example/cb", "", p, ""),
+		} {
+			plain := b.get("/oauth/authorize?" + q.Encode())
+			req, err := http.NewRequest(http.MethodGet, h.public+"/oauth/authorize?"+q.Encode(), nil)
+			require.NoError(t, err)
+			req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+			res := b.do(req)
+			assert.Equal(t, plain.status, res.status)
+			assert.Empty(t, res.header.Get("Location"))
+			assert.Contains(t, res.header.Get("Content-Type"), "text/html")
+			assert.Contains(t, res.body, "This connection request cannot be completed")
+			assert.Contains(t, res.body, `name="viewport"`)
+			assert.NotEmpty(t, res.header.Get("Content-Security-Policy"))
+		}
 	})
 	t.Run("a browser not signed in goes to /login and back", func(t *testing.T) {
 		q := authorizeQuery(clientID, redirect, h.public+"/mcp", p, "")
