@@ -401,3 +401,47 @@ func TestASlowClaimLeavesWhatItCannotFinishToTheNextClaim(t *testing.T) {
 	_, err = webhook.NewWorker(f.store, serverSecret, opts)
 	assert.ErrorContains(t, err, "must outlast an attempt")
 }
+
+// A ping reaches the receiver signed, naming its endpoint, and a delivery
+// retried by hand reaches it again with the same webhook-id.
+func TestAPingAndAManualRetryReachTheReceiver(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	f := newFixture(t, rc, fixtureOptions{allowPrivate: true})
+	hook := f.create(t, rc.URL, webhook.MemberJoined)
+
+	_, err := f.svc.Test(t.Context(), f.owner, hook.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.run(t))
+	got := rc.requests()
+	require.Len(t, got, 1)
+	require.NoError(t, webhook.VerifyAt(hook.Secret, got[0].header, got[0].body, f.clock.Now()))
+	var ping struct {
+		Type string `json:"type"`
+		Data struct {
+			WebhookID string `json:"webhook_id"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal(got[0].body, &ping))
+	assert.Equal(t, "ping", ping.Type)
+	assert.Equal(t, hook.ID.String(), ping.Data.WebhookID)
+
+	f.emit(t, webhook.MemberJoined, webhook.MemberData{})
+	require.Equal(t, 1, f.run(t))
+	require.Len(t, rc.requests(), 2)
+	first := rc.requests()[1].header.Get("webhook-id")
+	var delivered *webhook.Delivery
+	for _, d := range f.deliveries(t, hook.ID) {
+		if d.Status == webhook.StatusSucceeded && d.EventType == webhook.MemberJoined {
+			delivered = &d
+		}
+	}
+	require.NotNil(t, delivered)
+	assert.Zero(t, f.run(t), "a delivered event is not due again")
+	_, err = f.svc.Retry(t.Context(), f.owner, hook.ID, delivered.ID)
+	require.NoError(t, err)
+	require.Equal(t, 1, f.run(t))
+	require.Len(t, rc.requests(), 3)
+	assert.Equal(t, first, rc.requests()[2].header.Get("webhook-id"), "a retry is the same message")
+	require.NoError(t, webhook.VerifyAt(hook.Secret, rc.requests()[2].header, rc.requests()[2].body, f.clock.Now()))
+}
