@@ -289,6 +289,38 @@ func (s *Store) EnqueuePing(ctx context.Context, webhookID uuid.UUID, ev webhook
 	return &out, nil
 }
 
+// DeleteEventsBefore implements webhook.Store: the events of the outbox
+// made before before go, up to limit, with their deliveries (ON DELETE
+// CASCADE). An event's id is a UUIDv7 made with it, so the key's order is
+// the events' age and the statement reads the key's range alone.
+func (s *Store) DeleteEventsBefore(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	sub := s.db.NewSelect().Table("webhook_events").Column("id").
+		Where("id < ?", uuidV7Floor(before)).OrderExpr("id").Limit(int64(limit))
+	res, err := s.db.NewDelete().TableExpr("webhook_events").Where("id IN (?)", sub).Exec(ctx)
+	if err != nil {
+		return 0, s.err("delete webhook events", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), s.err("delete webhook events", err)
+}
+
+// uuidV7Floor is the least UUIDv7 of t's millisecond: every UUIDv7 made
+// before it sorts below it, as text and as a uuid.
+func uuidV7Floor(t time.Time) uuid.UUID {
+	var u uuid.UUID
+	ms := uint64(t.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		u[i] = byte(ms)
+		ms >>= 8
+	}
+	u[6] = 0x70 // version 7
+	u[8] = 0x80 // RFC 9562 variant
+	return u
+}
+
 // ClaimDeliveries implements webhook.Store. It picks candidates, then takes
 // each with an update that holds only while no live lease covers the row:
 // on both databases the update re-checks the row it writes, so of two

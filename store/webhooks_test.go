@@ -284,3 +284,39 @@ func TestWebhookPingGoesToOneEndpoint(t *testing.T) {
 		assert.ErrorIs(t, err, errcode.ErrNotFound, "another organization's endpoint")
 	})
 }
+
+// DeleteEventsBefore deletes the events made before a time, by their
+// UUIDv7 ids, with their deliveries, in batches of at most limit.
+func TestDeleteWebhookEventsBefore(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		createEndpoint(t, s, c, o.ID, webhook.LinkDeleted)
+		cut := time.Now().Add(-24 * time.Hour)
+		var events []webhook.Event
+		for i, age := range []time.Duration{72 * time.Hour, 48 * time.Hour, 25 * time.Hour, time.Hour, 0} {
+			ev := newEvent(t, c, o.ID, webhook.LinkDeleted, nil, nil)
+			ms := uint64(time.Now().Add(-age).UnixMilli())
+			for j := 5; j >= 0; j-- {
+				ev.ID[j] = byte(ms)
+				ms >>= 8
+			}
+			ev.ID[15] = byte(i)
+			events = append(events, ev)
+		}
+		require.NoError(t, s.EnqueueEvents(ctx, events))
+		n, err := s.DeleteEventsBefore(ctx, cut, 2)
+		require.NoError(t, err)
+		assert.Equal(t, 2, n, "at most the limit")
+		n, err = s.DeleteEventsBefore(ctx, cut, 10)
+		require.NoError(t, err)
+		assert.Equal(t, 1, n, "the third one older than the cut")
+		var left []uuid.UUID
+		require.NoError(t, s.DB().NewSelect().Table("webhook_events").Column("id").OrderExpr("id").Scan(ctx, &left))
+		assert.Equal(t, []uuid.UUID{events[3].ID, events[4].ID}, left)
+		deliveries, err := s.DB().NewSelect().Table("webhook_deliveries").Count(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 2, int(deliveries), "the deliveries went with their events")
+	})
+}

@@ -166,6 +166,10 @@ type Store interface {
 	// organization has no such endpoint.
 	EnqueuePing(ctx context.Context, webhookID uuid.UUID, ev Event) (*Delivery, error)
 
+	// DeleteEventsBefore deletes up to limit events of the outbox made
+	// before before, with their deliveries, and returns how many.
+	DeleteEventsBefore(ctx context.Context, before time.Time, limit int) (int, error)
+
 	// ClaimDeliveries leases up to limit pending deliveries due at now, of
 	// enabled endpoints, until now+lease; a delivery under another live
 	// lease is never returned. Earliest due first.

@@ -91,7 +91,19 @@ type WorkerOptions struct {
 	Lease time.Duration
 	// Poll is how long Run waits when nothing is due; one second when zero.
 	Poll time.Duration
+	// Retention is how long an event and its deliveries are kept once
+	// made: Run deletes older ones about once an hour (Cleanup).
+	// DefaultRetention when zero; never deleted when negative.
+	Retention time.Duration
 }
+
+// DefaultRetention is how long the outbox keeps an event and its
+// deliveries (the deliveries list shows them that long): well past the
+// 24 hours of retries.
+const DefaultRetention = 30 * 24 * time.Hour
+
+// cleanupEvery is how often Run deletes the events past Retention.
+const cleanupEvery = time.Hour
 
 // Worker delivers the outbox. Run it on every replica: leases keep two
 // replicas from sending one delivery at once. It is safe for concurrent use.
@@ -132,6 +144,9 @@ func NewWorker(store Store, serverSecret []byte, opts WorkerOptions) (*Worker, e
 	if opts.Poll == 0 {
 		opts.Poll = time.Second
 	}
+	if opts.Retention == 0 {
+		opts.Retention = DefaultRetention
+	}
 	w := &Worker{store: store, box: box, opts: opts}
 	if w.opts.Lease <= w.attemptTimeout() {
 		return nil, fmt.Errorf("webhook: the lease (%s) must outlast an attempt (%s)", w.opts.Lease, w.attemptTimeout())
@@ -151,7 +166,14 @@ func (w *Worker) attemptTimeout() time.Duration {
 // Run delivers until ctx ends, waiting Poll whenever nothing was due or
 // the store failed.
 func (w *Worker) Run(ctx context.Context) {
+	var cleaned time.Time
 	for ctx.Err() == nil {
+		if now := w.opts.Clock(); now.Sub(cleaned) >= cleanupEvery {
+			cleaned = now
+			if _, err := w.Cleanup(ctx); err != nil && ctx.Err() == nil {
+				w.opts.Logger.Warn("webhook outbox cleanup", "err", err)
+			}
+		}
 		n, err := w.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			w.opts.Logger.Warn("webhook deliveries", "err", err)
@@ -161,6 +183,25 @@ func (w *Worker) Run(ctx context.Context) {
 			case <-ctx.Done():
 			case <-time.After(w.opts.Poll):
 			}
+		}
+	}
+}
+
+// Cleanup deletes the events made more than Retention ago, with their
+// deliveries, in statements of a thousand, and returns how many; a
+// negative Retention deletes none.
+func (w *Worker) Cleanup(ctx context.Context) (int, error) {
+	if w.opts.Retention < 0 {
+		return 0, nil
+	}
+	const batch = 1000
+	before := w.opts.Clock().Add(-w.opts.Retention)
+	total := 0
+	for {
+		n, err := w.store.DeleteEventsBefore(ctx, before, batch)
+		total += n
+		if err != nil || n < batch {
+			return total, err
 		}
 	}
 }

@@ -445,3 +445,50 @@ func TestAPingAndAManualRetryReachTheReceiver(t *testing.T) {
 	assert.Equal(t, first, rc.requests()[2].header.Get("webhook-id"), "a retry is the same message")
 	require.NoError(t, webhook.VerifyAt(hook.Secret, rc.requests()[2].header, rc.requests()[2].body, f.clock.Now()))
 }
+
+// The outbox keeps an event and its deliveries for Retention after it was
+// made: Cleanup deletes the older ones and keeps the rest.
+func TestCleanupDeletesEventsPastRetention(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t)
+	f := newFixture(t, rc, fixtureOptions{allowPrivate: true})
+	hook := f.create(t, rc.URL, webhook.MemberJoined)
+	old, err := webhook.NewEvent(f.org.ID, webhook.MemberJoined, f.clock.Now(), nil, nil, webhook.MemberData{})
+	require.NoError(t, err)
+	// An event made 31 days ago: its id says when.
+	made := time.Now().Add(-31 * 24 * time.Hour)
+	old.ID = uuidV7At(t, made)
+	require.NoError(t, f.store.EnqueueEvents(t.Context(), []webhook.Event{old}))
+	f.emit(t, webhook.MemberJoined, webhook.MemberData{})
+	require.Len(t, f.deliveries(t, hook.ID), 2)
+
+	w, err := webhook.NewWorker(f.store, serverSecret, webhook.WorkerOptions{Client: webhook.NewClient(webhook.ClientOptions{}),
+		Clock: time.Now})
+	require.NoError(t, err)
+	n, err := w.Cleanup(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	ds := f.deliveries(t, hook.ID)
+	require.Len(t, ds, 1, "the new event's delivery stays")
+	assert.NotEqual(t, old.ID, ds[0].EventID)
+
+	w, err = webhook.NewWorker(f.store, serverSecret, webhook.WorkerOptions{Client: webhook.NewClient(webhook.ClientOptions{}),
+		Clock: time.Now, Retention: -1})
+	require.NoError(t, err)
+	n, err = w.Cleanup(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, n, "a negative retention keeps everything")
+	assert.Len(t, f.deliveries(t, hook.ID), 1)
+}
+
+// uuidV7At is a UUIDv7 of time at.
+func uuidV7At(t *testing.T, at time.Time) uuid.UUID {
+	t.Helper()
+	u := uuid.Must(uuid.NewV7())
+	ms := uint64(at.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		u[i] = byte(ms)
+		ms >>= 8
+	}
+	return u
+}
