@@ -178,12 +178,16 @@ func (s *Store) listWebhooks(ctx context.Context, db bun.IDB, orgID uuid.UUID) (
 }
 
 // UpdateWebhook implements webhook.Store.
-func (s *Store) UpdateWebhook(ctx context.Context, e *webhook.Endpoint) error {
+func (s *Store) UpdateWebhook(ctx context.Context, e *webhook.Endpoint, withState bool) error {
 	r, err := fromEndpoint(e)
 	if err != nil {
 		return s.err("update webhook", err)
 	}
-	res, err := s.db.NewUpdate().Model(r).ExcludeColumn("id", "org_id", "created_at").
+	exclude := []string{"id", "org_id", "created_at"}
+	if !withState {
+		exclude = append(exclude, "disabled_at", "failing_since")
+	}
+	res, err := s.db.NewUpdate().Model(r).ExcludeColumn(exclude...).
 		Where("w.org_id = ? AND w.id = ?", e.OrgID, e.ID).Exec(ctx)
 	s.clickSubs.forget()
 	return s.err("update webhook", oneRow(res, err))

@@ -73,13 +73,13 @@ func TestWebhookEndpointsStore(t *testing.T) {
 		until := c.next().Add(24 * time.Hour)
 		e.URL, e.Events, e.LinkIDs = "https://other.example.com/", []webhook.Type{webhook.LinkUpdated}, nil
 		e.SealedPreviousSecret, e.PreviousSecretUntil, e.UpdatedAt = "v1:old", &until, c.next()
-		require.NoError(t, s.UpdateWebhook(ctx, e))
+		require.NoError(t, s.UpdateWebhook(ctx, e, false))
 		got, err = s.Webhook(ctx, acme.ID, e.ID)
 		require.NoError(t, err)
 		assert.Equal(t, e, got, "updated")
 		foreign := *e
 		foreign.OrgID = other.ID
-		assert.ErrorIs(t, s.UpdateWebhook(ctx, &foreign), errcode.ErrNotFound, "update through another organization")
+		assert.ErrorIs(t, s.UpdateWebhook(ctx, &foreign, false), errcode.ErrNotFound, "update through another organization")
 
 		assert.ErrorIs(t, s.DeleteWebhook(ctx, other.ID, e.ID), errcode.ErrNotFound, "delete through another organization")
 		require.NoError(t, s.DeleteWebhook(ctx, acme.ID, e.ID))
@@ -108,7 +108,7 @@ func TestWebhookOutboxFansOutToAcceptingEndpoints(t *testing.T) {
 		disabled := createEndpoint(t, s, c, acme.ID, webhook.LinkCreated)
 		at := c.next()
 		disabled.DisabledAt = &at
-		require.NoError(t, s.UpdateWebhook(ctx, disabled))
+		require.NoError(t, s.UpdateWebhook(ctx, disabled, true))
 		foreign := createEndpoint(t, s, c, other.ID, webhook.LinkCreated)
 
 		other1 := uuid.Must(uuid.NewV7())
@@ -248,7 +248,7 @@ func TestWebhookDeliveryLeases(t *testing.T) {
 		// Re-enabled, a success clears the failing mark; retry makes a
 		// finished delivery due again.
 		hook.DisabledAt, hook.FailingSince = nil, nil
-		require.NoError(t, s.UpdateWebhook(ctx, hook))
+		require.NoError(t, s.UpdateWebhook(ctx, hook, true))
 		d, err = s.RetryDelivery(ctx, acme.ID, e.ID, third.ID, late)
 		require.NoError(t, err)
 		assert.Equal(t, webhook.StatusPending, d.Status)
@@ -318,5 +318,38 @@ func TestDeleteWebhookEventsBefore(t *testing.T) {
 		deliveries, err := s.DB().NewSelect().Table("webhook_deliveries").Count(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 2, int(deliveries), "the deliveries went with their events")
+	})
+}
+
+// An update of an endpoint's settings from an earlier read keeps the
+// failing and disabled marks the worker wrote meanwhile; an enable or
+// disable writes them.
+func TestUpdateWebhookKeepsTheWorkersMarks(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		e := createEndpoint(t, s, c, o.ID, webhook.LinkCreated)
+		read := *e // what a PATCH read before the worker wrote
+
+		failing, disabled := c.next(), c.next()
+		marked := *e
+		marked.FailingSince, marked.DisabledAt = &failing, &disabled
+		require.NoError(t, s.UpdateWebhook(ctx, &marked, true))
+
+		read.Description = "renamed"
+		require.NoError(t, s.UpdateWebhook(ctx, &read, false))
+		got, err := s.Webhook(ctx, o.ID, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, "renamed", got.Description)
+		require.NotNil(t, got.FailingSince, "the failing mark stays")
+		require.NotNil(t, got.DisabledAt, "the disabled mark stays")
+
+		got.DisabledAt, got.FailingSince = nil, nil
+		require.NoError(t, s.UpdateWebhook(ctx, got, true))
+		again, err := s.Webhook(ctx, o.ID, e.ID)
+		require.NoError(t, err)
+		assert.Nil(t, again.DisabledAt, "enabled again")
+		assert.Nil(t, again.FailingSince)
 	})
 }

@@ -345,7 +345,7 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id uuid.UUID, i
 		}
 	}
 	e.UpdatedAt = now
-	if err := s.store.UpdateWebhook(ctx, e); err != nil {
+	if err := s.store.UpdateWebhook(ctx, e, in.Enabled.Set); err != nil {
 		return nil, notFound(err)
 	}
 	return view(e, now), nil
@@ -390,7 +390,7 @@ func (s *Service) RotateSecret(ctx context.Context, p *auth.Principal, id uuid.U
 	now := s.now()
 	until := now.Add(PreviousSecretLifetime)
 	e.SealedPreviousSecret, e.PreviousSecretUntil, e.SealedSecret, e.UpdatedAt = e.SealedSecret, &until, sealed, now
-	if err := s.store.UpdateWebhook(ctx, e); err != nil {
+	if err := s.store.UpdateWebhook(ctx, e, false); err != nil {
 		return nil, notFound(err)
 	}
 	return &WithSecret{Webhook: *view(e, now), Secret: secret}, nil

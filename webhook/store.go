@@ -149,9 +149,12 @@ type Store interface {
 	Webhook(ctx context.Context, orgID, id uuid.UUID) (*Endpoint, error)
 	// ListWebhooks returns the endpoints of orgID, oldest first.
 	ListWebhooks(ctx context.Context, orgID uuid.UUID) ([]Endpoint, error)
-	// UpdateWebhook writes every field of e but ID, OrgID and CreatedAt;
-	// ErrNotFound when orgID has no endpoint e.ID.
-	UpdateWebhook(ctx context.Context, e *Endpoint) error
+	// UpdateWebhook writes every field of e but ID, OrgID and CreatedAt,
+	// and DisabledAt and FailingSince only when withState is set (an
+	// enable or disable): otherwise they keep what the database holds,
+	// which the delivery worker changes meanwhile. ErrNotFound when orgID
+	// has no endpoint e.ID.
+	UpdateWebhook(ctx context.Context, e *Endpoint, withState bool) error
 	// DeleteWebhook deletes endpoint id of orgID and its deliveries;
 	// ErrNotFound when it has none.
 	DeleteWebhook(ctx context.Context, orgID, id uuid.UUID) error
