@@ -471,11 +471,14 @@ func (s *Store) ListDeliveries(ctx context.Context, orgID, webhookID uuid.UUID, 
 }
 
 // RetryDelivery implements webhook.Store.
+//
+// A live lease is kept: a delivery being posted is not claimed again
+// before that attempt ends (its outcome then stands), so that one event is
+// never posted twice at once.
 func (s *Store) RetryDelivery(ctx context.Context, orgID, webhookID, id uuid.UUID, now time.Time) (*webhook.Delivery, error) {
 	now = utc(now)
 	res, err := s.db.NewUpdate().Model((*webhookDeliveryRow)(nil)).
-		Set("status = ?", webhook.StatusPending).Set("next_attempt_at = ?", now).
-		Set("lease_id = NULL").Set("lease_until = NULL").Set("updated_at = ?", now).
+		Set("status = ?", webhook.StatusPending).Set("next_attempt_at = ?", now).Set("updated_at = ?", now).
 		Where("org_id = ? AND webhook_id = ? AND id = ?", orgID, webhookID, id).Exec(ctx)
 	if err := oneRow(res, err); err != nil {
 		return nil, s.err("retry delivery", err)

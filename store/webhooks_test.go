@@ -353,3 +353,29 @@ func TestUpdateWebhookKeepsTheWorkersMarks(t *testing.T) {
 		assert.Nil(t, again.FailingSince)
 	})
 }
+
+// A retry pressed while a delivery is being posted keeps its lease: no
+// second worker claims it before the lease ends.
+func TestRetryKeepsALiveLease(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		e := createEndpoint(t, s, c, o.ID, webhook.LinkDeleted)
+		ev := newEvent(t, c, o.ID, webhook.LinkDeleted, nil, nil)
+		require.NoError(t, s.EnqueueEvents(ctx, []webhook.Event{ev}))
+		now := ev.OccurredAt.Add(time.Second)
+		claimed, err := s.ClaimDeliveries(ctx, now, time.Minute, 10)
+		require.NoError(t, err)
+		require.Len(t, claimed, 1)
+
+		_, err = s.RetryDelivery(ctx, o.ID, e.ID, claimed[0].ID, now)
+		require.NoError(t, err)
+		again, err := s.ClaimDeliveries(ctx, now.Add(time.Second), time.Minute, 10)
+		require.NoError(t, err)
+		assert.Empty(t, again, "the attempt under way still holds it")
+		later, err := s.ClaimDeliveries(ctx, now.Add(2*time.Minute), time.Minute, 10)
+		require.NoError(t, err)
+		assert.Len(t, later, 1, "once the lease has ended, the retry is due")
+	})
+}
