@@ -14,6 +14,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 	"github.com/hoplink/hoplink/webhook"
@@ -230,5 +231,30 @@ func TestMovesAndDomainDeletesAnnounceTheirLinks(t *testing.T) {
 		for _, e := range events {
 			assert.Equal(t, "go.acme.example", e.Data["domain"])
 		}
+	})
+}
+
+// Accepting an invitation announces the new member, in its transaction;
+// a refused accept announces nothing.
+func TestAnAcceptedInvitationAnnouncesTheMember(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		u := createUser(t, s, c, "a@example.com")
+		inv := newInvitation(c, o.ID, u.Email)
+		require.NoError(t, s.CreateInvitation(ctx, inv, 3, c.now))
+		createEndpoint(t, s, c, o.ID, webhook.MemberJoined)
+		member := &org.Member{OrgID: o.ID, UserID: u.ID, Email: u.Email, Role: inv.Role, CreatedAt: c.now, UpdatedAt: c.now}
+
+		_, err := s.AcceptInvitation(ctx, inv.ID, member, 0, c.next())
+		require.ErrorIs(t, err, org.ErrSeatLimit)
+		assert.Empty(t, outbox(t, s), "a refused accept announces nothing")
+
+		_, err = s.AcceptInvitation(ctx, inv.ID, member, 3, c.next())
+		require.NoError(t, err)
+		events := outbox(t, s)
+		require.Equal(t, []string{"member.joined"}, types(events))
+		assert.Equal(t, u.ID.String(), events[0].Data["user_id"])
 	})
 }
