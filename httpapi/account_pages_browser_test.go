@@ -31,7 +31,7 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 	m := h.member(t, auth.RoleOwner)
 	base := h.srv.URL
 
-	axe, _ := webtest.Axe()
+	axe := browserAxe(t)
 	browser := startChromium(t, bin, 90*time.Second)
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 20*time.Second)
@@ -131,8 +131,22 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, codes, account.BackupCodeCount, "ten backup codes")
 		webtest.CheckPageAtEverySize(t, ctx, axe)
+		next, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById('continue').href`))
+		require.NoError(t, err)
+		assert.Equal(t, base+"/account", next, "Continue goes back to where enrolment began")
+		// Refreshing the codes' page sends the confirmation again: the
+		// styled 409 says why no codes come.
+		require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
+		waitFor(t, ctx, "message-link")
+		title, err := chromedp.Run(ctx, chromedp.Title())
+		require.NoError(t, err)
+		assert.Equal(t, "Backup codes shown already · Hoplink", title)
+		shown, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#backup-codes').length`))
+		require.NoError(t, err)
+		assert.Zero(t, shown, "the codes are never shown again")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx,
-			chromedp.Click(chromedp.ID("continue")),
+			chromedp.Navigate(next),
 			chromedp.WaitVisible(chromedp.ID("two-factor-status")),
 		))
 		status, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("two-factor-status")))

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"net/http"
 	"os/exec"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store/storetest"
 	"github.com/hoplink/hoplink/web/webtest"
 )
@@ -25,10 +27,16 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 		t.Skip(skipNoChromium)
 	}
 	h := newPagesHarness(t, storetest.SQLite(t), withInvitations())
+	// Seats for the invitee and someone else (Free has two).
+	_, err := h.orgs.SetPlan(t.Context(), h.org.ID, org.PlanStarter)
+	require.NoError(t, err)
 	inv := h.invite(t, h.org.key.raw, "invitee@example.com", auth.RoleAdmin)
+	other := h.invite(t, h.org.key.raw, "someone-else@example.com", auth.RoleMember)
+	revoked := h.invite(t, h.org.key.raw, "revoked@example.com", auth.RoleMember)
+	require.Equal(t, http.StatusOK, h.delete(t, h.org.key.raw, "/v1/invitations/"+revoked.ID.String()).status)
 	base := h.srv.URL
 
-	axe, _ := webtest.Axe()
+	axe := browserAxe(t)
 	browser := startChromium(t, bin, 90*time.Second)
 
 	location := func(ctx context.Context) string {
@@ -47,6 +55,12 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
 			require.NoError(t, err, "waiting for #%s on %s:\n%s", id, location(ctx), body)
 		}
+	}
+	title := func(ctx context.Context) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Title())
+		require.NoError(t, err)
+		return s
 	}
 	text := func(ctx context.Context, id string) string {
 		t.Helper()
@@ -87,4 +101,28 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	assert.Equal(t, []string{"Acme|admin"}, rows, "the organization and the role")
 	assert.Equal(t, auth.RoleAdmin, h.role(t, "invitee@example.com"))
 	assert.Contains(t, h.auditActions(t), "member.added")
+
+	// Signed in as the invitee now: another's invitation is refused with a
+	// page that says who is signed in.
+	require.NoError(t, chromedp.Do(step, chromedp.Navigate(base+"/invitations/"+other.Token)))
+	waitFor(step, "error")
+	assert.Equal(t, "Join Acme · Hoplink", title(step))
+	assert.Equal(t, "This invitation is for someone-else@example.com, and you are signed in as invitee@example.com.",
+		text(step, "error"))
+	accept, err := chromedp.Run(step, chromedp.Evaluate[int](`document.querySelectorAll('#accept').length`))
+	require.NoError(t, err)
+	assert.Zero(t, accept, "nothing to accept for the wrong user")
+	webtest.CheckPageAtEverySize(t, step, axe)
+
+	// Closed invitations: the one just accepted, and a revoked one.
+	for _, c := range []struct{ token, title string }{
+		{inv.Token, "Invitation accepted already · Hoplink"},
+		{revoked.Token, "Invitation withdrawn · Hoplink"},
+	} {
+		require.NoError(t, chromedp.Do(step, chromedp.Navigate(base+"/invitations/"+c.token)))
+		waitFor(step, "invitation-org")
+		assert.Equal(t, c.title, title(step))
+		assert.Equal(t, "Acme", text(step, "invitation-org"))
+		webtest.CheckPageAtEverySize(t, step, axe)
+	}
 }

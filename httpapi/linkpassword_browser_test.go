@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -104,12 +106,19 @@ func TestBrowserLinkPassword(t *testing.T) {
 	h := newPWHarness(t, storetest.SQLite(t))
 	o, _ := h.linkOrg(t, "Acme")
 	h.create(t, o.key.raw, `{"slug":"secret","password":"open sesame","destination_url":"`+dest.URL+`/landing"}`)
+	expires := h.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	h.create(t, o.key.raw, `{"slug":"expiring","destination_url":"https://shop.example/","expires_at":"`+expires+`"}`)
+	h.clock.Advance(time.Hour)
+	// A long unbroken destination is what a phone-sized preview must wrap.
+	h.create(t, o.key.raw, `{"slug":"sale","destination_url":"https://shop.example/collections/winter-sale-2026/`+
+		strings.Repeat("very-long-path-segment-", 8)+`?utm_source=hoplink","og_title":"Winter sale",`+
+		`"og_description":"Up to 50% off coats, boots and everything warm","og_image_url":"https://shop.example/sale.png"}`)
 
 	srv, err := url.Parse(h.server.URL)
 	require.NoError(t, err)
 	short := "http://" + linkDomain + ":" + srv.Port() + "/secret"
 
-	axe, _ := webtest.Axe()
+	axe := browserAxe(t)
 	browser := startChromium(t, bin, 60*time.Second, "MAP "+linkDomain+" 127.0.0.1")
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 15*time.Second)
@@ -166,6 +175,18 @@ func TestBrowserLinkPassword(t *testing.T) {
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 	})
 
+	t.Run("an expired link's 410 page fits a phone", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Navigate("http://"+linkDomain+":"+srv.Port()+"/expiring"),
+			chromedp.WaitReady(chromedp.CSS("main")),
+		))
+		title, _ := page(t, ctx)
+		assert.Equal(t, "Link expired", title)
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+	})
+
 	t.Run("the cookie opens the short URL again without the form", func(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
@@ -182,6 +203,52 @@ func TestBrowserLinkPassword(t *testing.T) {
 		assert.Equal(t, int32(2), arrivals.Load())
 		assert.Equal(t, 2, h.eventCount(), "the cookie redirected without the form")
 	})
+
+	// Last: the browser keeps the bot's user agent from here on.
+	t.Run("a bot's preview page fits a phone", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx,
+			userAgent(uaTwitter),
+			chromedp.Navigate("http://"+linkDomain+":"+srv.Port()+"/sale"),
+			chromedp.WaitReady(chromedp.CSS("main")),
+		))
+		title, location := page(t, ctx)
+		assert.Equal(t, "Winter sale", title)
+		assert.Equal(t, "http://"+linkDomain+":"+srv.Port()+"/sale", location, "a preview, not a redirect")
+		card, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+			`document.querySelector('meta[name="twitter:card"]').content`))
+		require.NoError(t, err)
+		assert.Equal(t, "summary_large_image", card)
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+	})
+}
+
+// userAgent returns the action that makes the browser send ua.
+func userAgent(ua string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
+		return err
+	})
+}
+
+// browserAxe returns axe-core for the browser tests' page checks. When it
+// cannot be had, a subtest says why: skipped when npm is absent (and
+// HOPLINK_AXE_CORE unset), failed otherwise; the test goes on and checks
+// all but axe's rules, as it checks more than pages.
+func browserAxe(t *testing.T) string {
+	t.Helper()
+	src, why := webtest.Axe()
+	if why == "" {
+		return src
+	}
+	t.Run("axe-core", func(t *testing.T) {
+		if _, err := exec.LookPath("npm"); err != nil && os.Getenv("HOPLINK_AXE_CORE") == "" {
+			t.Skip(why)
+		}
+		t.Fatal(why)
+	})
+	return ""
 }
 
 // startChromium starts headless Chromium bin for t, with only loopback

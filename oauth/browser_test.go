@@ -2,6 +2,8 @@ package oauth_test
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -23,8 +25,9 @@ func TestBrowserConsentAndConnections(t *testing.T) {
 	if bin == "" {
 		t.Skip(webtest.SkipNoChromium)
 	}
-	axe, _ := webtest.Axe()
-	h := newHarness(t, storetest.SQLite(t))
+	axe := browserAxe(t)
+	s := storetest.SQLite(t)
+	h := newHarness(t, s)
 	user, _ := h.member(t, "Acme Corporation International Holdings", auth.RoleOwner)
 	b := h.browser(t)
 	h.connect(t, b, user.Email, "all", "links:read")
@@ -68,4 +71,45 @@ func TestBrowserConsentAndConnections(t *testing.T) {
 	require.Len(t, texts, 2)
 	assert.NotEqual(t, texts[0], texts[1], "two consents of one client read differently")
 	webtest.CheckPageAtEverySize(t, ctx, axe)
+
+	// An authorization request whose answer cannot go back to its client
+	// (an unknown client_id) gets a page in a browser.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(h.public+"/oauth/authorize?"+authorizeQuery("no-such-client", redirect, h.public+"/mcp", newPKCE(), "links:read").Encode()),
+		chromedp.WaitVisible(chromedp.ID("message-link")),
+	))
+	title, err := chromedp.Run(ctx, chromedp.Title())
+	require.NoError(t, err)
+	assert.Equal(t, "This connection request cannot be completed · Hoplink", title)
+	webtest.CheckPageAtEverySize(t, ctx, axe)
+
+	// An unexpected error on the pages (the database gone) is a page too.
+	require.NoError(t, s.Close())
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(h.public+"/account/connections"),
+		chromedp.WaitVisible(chromedp.ID("error")),
+	))
+	title, err = chromedp.Run(ctx, chromedp.Title())
+	require.NoError(t, err)
+	assert.Equal(t, "Something went wrong · Hoplink", title)
+	webtest.CheckPageAtEverySize(t, ctx, axe)
+}
+
+// browserAxe returns axe-core for the browser test's page checks. When it
+// cannot be had, a subtest says why: skipped when npm is absent (and
+// HOPLINK_AXE_CORE unset), failed otherwise; the test goes on and checks
+// all but axe's rules, as it checks more than pages.
+func browserAxe(t *testing.T) string {
+	t.Helper()
+	src, why := webtest.Axe()
+	if why == "" {
+		return src
+	}
+	t.Run("axe-core", func(t *testing.T) {
+		if _, err := exec.LookPath("npm"); err != nil && os.Getenv("HOPLINK_AXE_CORE") == "" {
+			t.Skip(why)
+		}
+		t.Fatal(why)
+	})
+	return ""
 }
