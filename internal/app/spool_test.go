@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,4 +87,8 @@ func TestSpoolDirInUseFailsTheStart(t *testing.T) {
 	require.Error(t, second.Err())
 	assert.ErrorIs(t, second.Err(), analytics.ErrSpoolLocked)
 	assert.Contains(t, second.Err().Error(), "--spool-dir")
+	// The first application holds the lock through its spool's open file:
+	// were it collected before the second start, the file's finalizer
+	// would close it and free the directory.
+	runtime.KeepAlive(first)
 }
