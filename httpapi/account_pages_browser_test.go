@@ -31,8 +31,8 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 	m := h.member(t, auth.RoleOwner)
 	base := h.srv.URL
 
-	axe := browserAxe(t)
-	browser := startChromium(t, bin, 90*time.Second)
+	axe := webtest.AxeOrSubtest(t)
+	browser := webtest.StartChromium(t, bin, 90*time.Second)
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 20*time.Second)
 	}

@@ -36,8 +36,8 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	require.Equal(t, http.StatusOK, h.delete(t, h.org.key.raw, "/v1/invitations/"+revoked.ID.String()).status)
 	base := h.srv.URL
 
-	axe := browserAxe(t)
-	browser := startChromium(t, bin, 90*time.Second)
+	axe := webtest.AxeOrSubtest(t)
+	browser := webtest.StartChromium(t, bin, 90*time.Second)
 
 	location := func(ctx context.Context) string {
 		t.Helper()

@@ -118,8 +118,8 @@ func TestBrowserLinkPassword(t *testing.T) {
 	require.NoError(t, err)
 	short := "http://" + linkDomain + ":" + srv.Port() + "/secret"
 
-	axe := browserAxe(t)
-	browser := startChromium(t, bin, 60*time.Second, "MAP "+linkDomain+" 127.0.0.1")
+	axe := webtest.AxeOrSubtest(t)
+	browser := webtest.StartChromium(t, bin, 60*time.Second, "MAP "+linkDomain+" 127.0.0.1")
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 15*time.Second)
 	}
@@ -230,62 +230,4 @@ func userAgent(ua string) chromedp.Action[chromedp.Void] {
 		_, err := cdp.Call(ctx, t, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua})
 		return err
 	})
-}
-
-// browserAxe returns axe-core for the browser tests' page checks. When it
-// cannot be had, a subtest says why: skipped when npm is absent (and
-// HOPLINK_AXE_CORE unset), failed otherwise; the test goes on and checks
-// all but axe's rules, as it checks more than pages.
-func browserAxe(t *testing.T) string {
-	t.Helper()
-	src, why := webtest.Axe()
-	if why == "" {
-		return src
-	}
-	t.Run("axe-core", func(t *testing.T) {
-		if _, err := exec.LookPath("npm"); err != nil && os.Getenv("HOPLINK_AXE_CORE") == "" {
-			t.Skip(why)
-		}
-		t.Fatal(why)
-	})
-	return ""
-}
-
-// startChromium starts headless Chromium bin for t, with only loopback
-// reachable (extra resolver rules, such as "MAP hop.localhost 127.0.0.1",
-// come first) and plain HTTP kept as it is, and returns the browser's
-// context, bound to a deadline of timeout. The browser closes, before its
-// user-data dir is removed, when t ends.
-func startChromium(t *testing.T, bin string, timeout time.Duration, resolverRules ...string) context.Context {
-	t.Helper()
-	rules := strings.Join(append(resolverRules, "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"), ", ")
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless,
-		chromedp.NoSandbox, // root in a container without a sandbox
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("no-proxy-server", true),
-		chromedp.Flag("host-resolver-rules", rules),
-		// Plain HTTP is the point here: no automatic upgrade to HTTPS.
-		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable"),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	t.Cleanup(cancel)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(cancelAlloc)
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancelBrowser)
-	// The first Run binds the browser's life to its context: start it on
-	// the overall one; callers give each step its own deadline inside it.
-	require.NoError(t, chromedp.Do(browser), "starting chromium")
-	return browser
 }

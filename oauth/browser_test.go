@@ -2,8 +2,6 @@ package oauth_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -25,7 +23,7 @@ func TestBrowserConsentAndConnections(t *testing.T) {
 	if bin == "" {
 		t.Skip(webtest.SkipNoChromium)
 	}
-	axe := browserAxe(t)
+	axe := webtest.AxeOrSubtest(t)
 	s := storetest.SQLite(t)
 	h := newHarness(t, s)
 	user, _ := h.member(t, "Acme Corporation International Holdings", auth.RoleOwner)
@@ -93,23 +91,4 @@ func TestBrowserConsentAndConnections(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "Something went wrong · Hoplink", title)
 	webtest.CheckPageAtEverySize(t, ctx, axe)
-}
-
-// browserAxe returns axe-core for the browser test's page checks. When it
-// cannot be had, a subtest says why: skipped when npm is absent (and
-// HOPLINK_AXE_CORE unset), failed otherwise; the test goes on and checks
-// all but axe's rules, as it checks more than pages.
-func browserAxe(t *testing.T) string {
-	t.Helper()
-	src, why := webtest.Axe()
-	if why == "" {
-		return src
-	}
-	t.Run("axe-core", func(t *testing.T) {
-		if _, err := exec.LookPath("npm"); err != nil && os.Getenv("HOPLINK_AXE_CORE") == "" {
-			t.Skip(why)
-		}
-		t.Fatal(why)
-	})
-	return ""
 }

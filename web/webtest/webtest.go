@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,6 +67,25 @@ func AxeSource(t testing.TB) string {
 		t.Skip(why)
 	}
 	return src
+}
+
+// AxeOrSubtest returns axe.min.js for a test that checks more than pages.
+// When it cannot be had, a subtest "axe-core" says why, skipped when npm
+// is absent (and HOPLINK_AXE_CORE unset), failed otherwise, and it returns
+// "": the test goes on and CheckPage checks all but axe's rules.
+func AxeOrSubtest(t *testing.T) string {
+	t.Helper()
+	src, why := Axe()
+	if why == "" {
+		return src
+	}
+	t.Run("axe-core", func(t *testing.T) {
+		if _, err := exec.LookPath("npm"); err != nil && os.Getenv("HOPLINK_AXE_CORE") == "" {
+			t.Skip(why)
+		}
+		t.Fatal(why)
+	})
+	return ""
 }
 
 // Axe returns axe.min.js, or "" and why it cannot be had, for tests that
@@ -240,10 +260,13 @@ func CheckPageAtEverySize(t testing.TB, ctx context.Context, axeSrc string) {
 }
 
 // StartChromium starts headless Chromium bin for t with only loopback
-// reachable and plain HTTP kept as it is, and returns the browser's
-// context, bound to a deadline of timeout; the browser closes when t ends.
-func StartChromium(t testing.TB, bin string, timeout time.Duration) context.Context {
+// reachable (extra resolver rules, such as "MAP hop.localhost 127.0.0.1",
+// come first) and plain HTTP kept as it is, and returns the browser's
+// context, bound to a deadline of timeout; the browser closes, before its
+// user-data dir is removed, when t ends.
+func StartChromium(t testing.TB, bin string, timeout time.Duration, resolverRules ...string) context.Context {
 	t.Helper()
+	rules := strings.Join(append(resolverRules, "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"), ", ")
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
 		chromedp.UserDataDir(t.TempDir()),
@@ -252,13 +275,14 @@ func StartChromium(t testing.TB, bin string, timeout time.Duration) context.Cont
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("no-proxy-server", true),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"),
+		chromedp.Flag("host-resolver-rules", rules),
 		chromedp.Flag("disable-features", "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable"),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
