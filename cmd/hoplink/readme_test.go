@@ -130,24 +130,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 // answers.
 func startServeIn(t *testing.T, bin, dir, addr string) *server {
 	t.Helper()
-	srv := &server{addr: addr, dir: dir, stdout: newOutput(), stderr: newOutput(), exited: make(chan struct{})}
-	srv.cmd = exec.Command(bin, "serve", "--addr", addr)
-	srv.cmd.Dir = dir
-	srv.cmd.Env = processEnv()
-	srv.cmd.Stdout, srv.cmd.Stderr = srv.stdout, srv.stderr
-	require.NoError(t, srv.cmd.Start())
-	go func() {
-		srv.waitErr = srv.cmd.Wait()
-		close(srv.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-srv.exited:
-		default:
-			_ = srv.cmd.Process.Kill()
-			<-srv.exited
-		}
-	})
+	srv := runServe(t, bin, dir, addr)
 	srv.stdout.waitFor(t, srv, "Try it:")
 	return srv
 }

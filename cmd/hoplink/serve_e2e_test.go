@@ -338,30 +338,7 @@ type server struct {
 // GET /healthz answers 200.
 func startServe(t *testing.T, bin string, args ...string) *server {
 	t.Helper()
-	srv := &server{
-		addr:   testkit.FreeAddr(t),
-		dir:    t.TempDir(),
-		stdout: newOutput(),
-		stderr: newOutput(),
-		exited: make(chan struct{}),
-	}
-	srv.cmd = exec.Command(bin, append([]string{"serve", "--addr", srv.addr}, args...)...)
-	srv.cmd.Dir = srv.dir
-	srv.cmd.Env = processEnv()
-	srv.cmd.Stdout, srv.cmd.Stderr = srv.stdout, srv.stderr
-	require.NoError(t, srv.cmd.Start())
-	go func() {
-		srv.waitErr = srv.cmd.Wait()
-		close(srv.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-srv.exited:
-		default:
-			_ = srv.cmd.Process.Kill()
-			<-srv.exited
-		}
-	})
+	srv := runServe(t, bin, t.TempDir(), testkit.FreeAddr(t), args...)
 
 	// The server logs "listening" once its socket is bound; then /healthz
 	// must answer, within a bounded number of short attempts.
@@ -382,6 +359,31 @@ func startServe(t *testing.T, bin string, args ...string) *server {
 	}
 	t.Fatalf("GET /healthz never answered 200: %v\nstderr: %s", lastErr, srv.stderr)
 	return nil
+}
+
+// runServe starts `hoplink serve --addr addr` with args in dir, killed when
+// t ends if it is still running, and returns at once.
+func runServe(t *testing.T, bin, dir, addr string, args ...string) *server {
+	t.Helper()
+	srv := &server{addr: addr, dir: dir, stdout: newOutput(), stderr: newOutput(), exited: make(chan struct{})}
+	srv.cmd = exec.Command(bin, append([]string{"serve", "--addr", addr}, args...)...)
+	srv.cmd.Dir = dir
+	srv.cmd.Env = processEnv()
+	srv.cmd.Stdout, srv.cmd.Stderr = srv.stdout, srv.stderr
+	require.NoError(t, srv.cmd.Start())
+	go func() {
+		srv.waitErr = srv.cmd.Wait()
+		close(srv.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-srv.exited:
+		default:
+			_ = srv.cmd.Process.Kill()
+			<-srv.exited
+		}
+	})
+	return srv
 }
 
 // get sends GET path with Host host (the listen address when "") and, when
