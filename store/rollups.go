@@ -68,46 +68,8 @@ type rollupDayRow struct {
 // rollupValue is c's value of dimension d as the rollups and the raw
 // counts group it: "" when unknown.
 func rollupValue(c *analytics.Click, d analytics.Dimension) string {
-	switch d {
-	case analytics.DimLink:
-		return c.LinkID.String()
-	case analytics.DimApp:
-		if c.AppID == nil {
-			return ""
-		}
-		return c.AppID.String()
-	case analytics.DimDomain:
-		return c.Domain
-	case analytics.DimSource:
-		return string(c.Source)
-	case analytics.DimPlatform:
-		return c.Platform
-	case analytics.DimOS:
-		return c.OS
-	case analytics.DimOSVersion:
-		return c.OSVersion
-	case analytics.DimBrowser:
-		return c.Browser
-	case analytics.DimDeviceModel:
-		return c.DeviceModel
-	case analytics.DimInAppBrowser:
-		return c.InAppBrowser
-	case analytics.DimCountry:
-		return c.Country
-	case analytics.DimRefererHost:
-		return c.RefererHost
-	case analytics.DimUTMSource:
-		return c.UTMSource
-	case analytics.DimUTMMedium:
-		return c.UTMMedium
-	case analytics.DimUTMCampaign:
-		return c.UTMCampaign
-	case analytics.DimUTMTerm:
-		return c.UTMTerm
-	case analytics.DimUTMContent:
-		return c.UTMContent
-	}
-	return ""
+	t := tupleOf(c)
+	return t.value(d, nil)
 }
 
 // utcDay returns the UTC midnight at or before t.
@@ -156,8 +118,8 @@ func tupleOf(c *analytics.Click) rollupTuple {
 }
 
 // value is t's value of dimension d as the rollups hold it ("" when
-// unknown; rollupValue for a click); ids are written through names, a
-// cache of their text.
+// unknown); ids are written through names, a cache of their text, when it
+// is not nil.
 func (t *rollupTuple) value(d analytics.Dimension, names map[uuid.UUID]string) string {
 	name := func(id uuid.UUID) string {
 		if id == uuid.Nil {
@@ -166,7 +128,9 @@ func (t *rollupTuple) value(d analytics.Dimension, names map[uuid.UUID]string) s
 		s, ok := names[id]
 		if !ok {
 			s = id.String()
-			names[id] = s
+			if names != nil {
+				names[id] = s
+			}
 		}
 		return s
 	}
