@@ -213,7 +213,9 @@ func (c *Client) sendOnce(ctx context.Context, req request, u string, body []byt
 	if body != nil {
 		hr.Header.Set("Content-Type", "application/json")
 	}
-	hr.Header.Set("Accept", "application/json")
+	if hr.Header.Get("Accept") == "" {
+		hr.Header.Set("Accept", "application/json")
+	}
 	hr.Header.Set("User-Agent", c.userAgent)
 	resp, err := c.http.Do(hr)
 	if err != nil {

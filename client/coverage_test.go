@@ -19,41 +19,7 @@ import (
 
 // notYet lists the /v1 operations that have no client method yet. It must
 // shrink to empty; an operation that gains its method must leave it.
-var notYet = map[string]bool{
-	"askTLS":                  true,
-	"createDomain":            true,
-	"createInvitation":        true,
-	"createWebhook":           true,
-	"deleteDomain":            true,
-	"deleteMember":            true,
-	"deleteWebhook":           true,
-	"downloadClickExport":     true,
-	"getAnalyticsBreakdown":   true,
-	"getAnalyticsTimeseries":  true,
-	"getClickExport":          true,
-	"getDomain":               true,
-	"getOpenAPIDocument":      true,
-	"getWebhook":              true,
-	"listAttributionAttempts": true,
-	"listClickExports":        true,
-	"listDomains":             true,
-	"listInstalls":            true,
-	"listInvitations":         true,
-	"listMembers":             true,
-	"listWebhookDeliveries":   true,
-	"listWebhooks":            true,
-	"matchAttribution":        true,
-	"resolveLink":             true,
-	"retryWebhookDelivery":    true,
-	"revokeInvitation":        true,
-	"rotateWebhookSecret":     true,
-	"startClickExport":        true,
-	"testWebhook":             true,
-	"updateMember":            true,
-	"updateWebhook":           true,
-	"validateSDKKey":          true,
-	"verifyDomain":            true,
-}
+var notYet = map[string]bool{}
 
 // methodName is the rule that names the method of an operation: its
 // operationId with the first letter upper-cased (createLink is CreateLink).

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -32,6 +33,7 @@ type server struct {
 	orgs    *org.Service
 	keys    *auth.Keys
 	exports *analytics.Exports
+	clicks  *analytics.Recorder
 	dns     *dnstest.Server
 }
 
@@ -56,7 +58,7 @@ func startServer(t *testing.T) *server {
 	s := &server{dns: dns}
 	var h app.Handler
 	a := fx.New(app.Options(cfg, app.StoreOptions{Migrate: true}, app.ServeAll(app.BootstrapOptions{})),
-		fx.Populate(&h, &s.orgs, &s.keys, &s.exports), fx.NopLogger)
+		fx.Populate(&h, &s.orgs, &s.keys, &s.exports, &s.clicks), fx.NopLogger)
 	require.NoError(t, a.Err())
 	require.NoError(t, a.Start(context.Background()))
 	t.Cleanup(func() { assert.NoError(t, a.Stop(context.Background())) })
@@ -97,7 +99,7 @@ func (s *server) client(t *testing.T, key string, opts ...client.Option) *client
 }
 
 // member adds a user with role to tn's organization and returns a client on
-// a key that user created (every scope the role allows), as a dashboard
+// a key that user created (every scope the role grants), as a dashboard
 // key is.
 func (s *server) member(t *testing.T, tn *tenant, role auth.Role) (*client.Client, uuid.UUID) {
 	t.Helper()
@@ -107,7 +109,13 @@ func (s *server) member(t *testing.T, tn *tenant, role auth.Role) (*client.Clien
 	require.NoError(t, err)
 	_, err = s.orgs.AddMember(ctx, tn.org.ID, email, role)
 	require.NoError(t, err)
-	key, err := s.keys.CreateFor(ctx, tn.org.ID, &u.ID, role, auth.CreateKeyInput{Name: "dashboard", Scopes: auth.RequestableScopes})
+	var scopes []auth.Scope
+	for _, sc := range auth.RequestableScopes {
+		if auth.RoleGrants(role, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	key, err := s.keys.CreateFor(ctx, tn.org.ID, &u.ID, role, auth.CreateKeyInput{Name: "dashboard", Scopes: scopes})
 	require.NoError(t, err)
 	return s.client(t, key.RawKey), u.ID
 }
@@ -123,4 +131,11 @@ func apiError(t *testing.T, err error, status int, code string) *client.Error {
 	assert.NotEmpty(t, e.Message)
 	assert.NotEmpty(t, e.RequestID, "every answer has a request id")
 	return e
+}
+
+// waitForClicks waits until the click recorder has written n clicks.
+func (s *server) waitForClicks(t *testing.T, n uint64) {
+	t.Helper()
+	require.Eventually(t, func() bool { return s.clicks.Stats().Written >= n }, 30*time.Second, 10*time.Millisecond,
+		"the recorder writes the clicks")
 }
