@@ -156,7 +156,12 @@ func (c *Client) send(ctx context.Context, req request) (*http.Response, error) 
 		}
 	}
 	u := *c.base
-	u.Path += req.path
+	escaped := c.base.EscapedPath() + req.path
+	unescaped, err := url.PathUnescape(escaped)
+	if err != nil {
+		return nil, fmt.Errorf("client: %s %s: %w", req.method, req.path, err)
+	}
+	u.Path, u.RawPath = unescaped, escaped
 	u.RawQuery = req.query.Encode()
 	retryable := req.method == http.MethodGet || req.method == http.MethodHead ||
 		req.method == http.MethodPut || req.method == http.MethodDelete
@@ -174,8 +179,8 @@ func (c *Client) send(ctx context.Context, req request) (*http.Response, error) 
 			(apiErr.StatusCode != http.StatusTooManyRequests && apiErr.StatusCode != http.StatusServiceUnavailable) {
 			return nil, apiErr
 		}
-		wait := apiErr.RetryAfter
-		if wait <= 0 {
+		wait, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		if !ok {
 			wait = c.fallbackWait << (attempt - 1)
 		}
 		if waited+wait > c.maxWait {
@@ -225,21 +230,23 @@ func (c *Client) sendOnce(ctx context.Context, req request, u string, body []byt
 }
 
 // parseRetryAfter reads a Retry-After header: delay seconds or an HTTP date
-// (RFC 9110, section 10.2.3). It returns 0 when v is neither.
-func parseRetryAfter(v string, now time.Time) time.Duration {
+// (RFC 9110, section 10.2.3). It reports false when v is neither; a date in
+// the past is no wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
 	if v == "" {
-		return 0
+		return 0, false
 	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+	if s, err := strconv.Atoi(v); err == nil {
 		if s < 0 {
-			return 0
+			return 0, false
 		}
-		return time.Duration(s) * time.Second
+		return time.Duration(s) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
+		return max(t.Sub(now), 0), true
 	}
-	return 0
+	return 0, false
 }
 
 // Ptr returns a pointer to v, for the optional fields of requests.

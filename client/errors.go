@@ -57,11 +57,8 @@ type envelope struct {
 // readError turns an error answer into *Error and closes its body.
 func readError(resp *http.Response) *Error {
 	defer resp.Body.Close()
-	e := &Error{
-		StatusCode: resp.StatusCode,
-		RequestID:  resp.Header.Get("X-Request-Id"),
-		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
-	}
+	e := &Error{StatusCode: resp.StatusCode, RequestID: resp.Header.Get("X-Request-Id")}
+	e.RetryAfter, _ = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	// The rest of a body over the limit is drained so that the connection
 	// can be reused; a body that long is not an envelope anyway.
