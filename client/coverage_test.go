@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"reflect"
@@ -110,4 +111,16 @@ func TestErrorCodesMatchTheDocument(t *testing.T) {
 		return true
 	})
 	assert.ElementsMatch(t, want, got)
+}
+
+// TestImportsOnlyTheStandardLibrary proves DESIGN.md's rule for the
+// client: depending on it brings no other module and nothing of the server.
+func TestImportsOnlyTheStandardLibrary(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	require.NoError(t, err)
+	require.NotEmpty(t, pkg.Imports)
+	for _, imp := range pkg.Imports {
+		first, _, _ := strings.Cut(imp, "/")
+		assert.NotContains(t, first, ".", "%s is not in the standard library", imp)
+	}
 }
