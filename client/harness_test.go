@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -90,10 +91,11 @@ func (s *server) newTenant(t *testing.T, plan org.Plan) *tenant {
 }
 
 // client returns a client of s with key, retries off so that a test sees
-// every answer.
+// every answer, whose successful calls TestMain counts.
 func (s *server) client(t *testing.T, key string, opts ...client.Option) *client.Client {
 	t.Helper()
-	c, err := client.New(s.URL, key, append([]client.Option{client.WithoutRetries()}, opts...)...)
+	opts = append([]client.Option{client.WithoutRetries(), client.WithHTTPClient(&http.Client{Transport: recording{}})}, opts...)
+	c, err := client.New(s.URL, key, opts...)
 	require.NoError(t, err)
 	return c
 }
