@@ -115,6 +115,9 @@ type request struct {
 	header http.Header
 	// body is marshalled as JSON when not nil.
 	body any
+	// replayable marks a POST that the API answers the same when repeated,
+	// so that it is retried as GET is.
+	replayable bool
 }
 
 // pathf builds a path from format and args, escaping every arg as one path
@@ -164,7 +167,7 @@ func (c *Client) send(ctx context.Context, req request) (*http.Response, error) 
 	u.Path, u.RawPath = unescaped, escaped
 	u.RawQuery = req.query.Encode()
 	retryable := req.method == http.MethodGet || req.method == http.MethodHead ||
-		req.method == http.MethodPut || req.method == http.MethodDelete
+		req.method == http.MethodPut || req.method == http.MethodDelete || req.replayable
 	waited := time.Duration(0)
 	for attempt := 1; ; attempt++ {
 		resp, err := c.sendOnce(ctx, req, u.String(), body)

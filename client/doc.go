@@ -24,9 +24,11 @@
 // when the server answers 429 RATE_LIMIT_EXCEEDED or 503
 // SERVICE_UNAVAILABLE, after the Retry-After the answer names, up to
 // DefaultMaxAttempts attempts and DefaultMaxRetryWait of waiting in all.
-// POST and PATCH are never retried: the API has no idempotency keys, and a
+// POST and PATCH are not retried: the API has no idempotency keys, and a
 // create that failed with 503 may still have happened (read back first, or
-// send a custom slug so that a duplicate is refused with SLUG_TAKEN).
+// send a custom slug so that a duplicate is refused with SLUG_TAKEN). The
+// one exception is MatchAttribution with a device id or fingerprint, which
+// the server answers from its first install when repeated.
 // WithRetries changes the bounds and WithoutRetries turns retrying off.
 // Waiting ends early with the context.
 //

@@ -104,6 +104,26 @@ func TestRetriesIdempotentRequestsOn429And503(t *testing.T) {
 	}
 }
 
+// TestRetriesAMatchTheServerReplays proves that an attribution match with
+// a device id, which the server answers from its first install when
+// repeated, is retried, and one without is not.
+func TestRetriesAMatchTheServerReplays(t *testing.T) {
+	ctx := context.Background()
+	req := client.MatchRequest{Platform: "ios", FingerprintVersion: "basic", SDKVersion: "1.0.0"}
+	s, url := fake(t, answer{503, "0"})
+	_, err := newClient(t, url).MatchAttribution(ctx, req)
+	require.Error(t, err)
+	assert.Equal(t, 1, s.hits(), "no device id or fingerprint: nothing to replay")
+
+	withDevice := req
+	withDevice.DeviceID = "0193a8f2-0000-7000-8000-000000000001"
+	s, url = fake(t, answer{503, "0"})
+	_, err = newClient(t, url).MatchAttribution(ctx, withDevice)
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.hits())
+	assert.Equal(t, s.bodies[0], s.bodies[1])
+}
+
 func TestRetryWaitsRetryAfter(t *testing.T) {
 	s, url := fake(t, answer{429, "1"})
 	_, err := newClient(t, url).GetOrganization(context.Background(), "o1")

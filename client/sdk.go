@@ -100,10 +100,14 @@ func (c *Client) ResolveLink(ctx context.Context, slug string, p ResolveParams) 
 
 // MatchAttribution asks which click led to an install and records the
 // install or the attempt (POST /attribution/match). It takes an SDK key.
+// A request with a DeviceID or Fingerprint is retried as a read is: the
+// server answers a repeat of it from the install the first one made
+// (match_source "replay"), never with a second install.
 func (c *Client) MatchAttribution(ctx context.Context, in MatchRequest) (*MatchResponse, error) {
 	var h http.Header
 	if in.AppID != "" {
 		h = http.Header{"X-Service-App-Id": {in.AppID}}
 	}
-	return do[MatchResponse](ctx, c, request{method: http.MethodPost, path: "/attribution/match", body: in, header: h})
+	return do[MatchResponse](ctx, c, request{method: http.MethodPost, path: "/attribution/match", body: in, header: h,
+		replayable: in.DeviceID != "" || in.Fingerprint != ""})
 }

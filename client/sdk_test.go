@@ -59,6 +59,10 @@ func TestSDKRoutes(t *testing.T) {
 	assert.Equal(t, "deterministic", m.MatchType)
 	assert.Equal(t, 1.0, m.MatchConfidence)
 	assert.NotEmpty(t, m.InstallID)
+	// A repeat (as a retry sends it) is answered from that install.
+	again, err := sdk.MatchAttribution(ctx, android)
+	require.NoError(t, err)
+	assert.Equal(t, m.InstallID, again.InstallID)
 	unmatched, err := sdk.MatchAttribution(ctx, client.MatchRequest{Platform: "ios", FingerprintVersion: "basic",
 		SDKVersion: "1.0.0", DeviceID: uuid.NewString(), ScreenWidth: client.Ptr(390), AppID: app.ID})
 	require.NoError(t, err)
@@ -102,8 +106,9 @@ func TestSDKRoutes(t *testing.T) {
 	assert.Equal(t, want, ids, "one attempt a page, each once, newest first")
 	matched, err := c.ListAttributionAttempts(ctx, client.ListAttributionAttemptsParams{Matched: client.Ptr(true)})
 	require.NoError(t, err)
-	require.Len(t, matched.Data, 1)
-	assert.Equal(t, "claim", *matched.Data[0].MatchSource)
+	require.Len(t, matched.Data, 2)
+	assert.Equal(t, "replay", *matched.Data[0].MatchSource)
+	assert.Equal(t, "claim", *matched.Data[1].MatchSource)
 	// A cursor of one list is refused by the other.
 	page, err := c.ListAttributionAttempts(ctx, client.ListAttributionAttemptsParams{Limit: 1})
 	require.NoError(t, err)
