@@ -121,11 +121,15 @@ type request struct {
 }
 
 // pathf builds a path from format and args, escaping every arg as one path
-// segment.
+// segment: "." and ".." too, which would otherwise name another path.
 func pathf(format string, args ...string) string {
 	escaped := make([]any, len(args))
 	for i, a := range args {
-		escaped[i] = url.PathEscape(a)
+		if a == "." || a == ".." {
+			escaped[i] = strings.ReplaceAll(a, ".", "%2E")
+		} else {
+			escaped[i] = url.PathEscape(a)
+		}
 	}
 	return fmt.Sprintf(format, escaped...)
 }
@@ -157,6 +161,10 @@ func (c *Client) send(ctx context.Context, req request) (*http.Response, error) 
 		if body, err = json.Marshal(req.body); err != nil {
 			return nil, fmt.Errorf("client: %s %s: encoding the body: %w", req.method, req.path, err)
 		}
+	}
+	// An empty id would make another path: /links/ is not /links/{id}.
+	if strings.HasSuffix(req.path, "/") || strings.Contains(req.path, "//") {
+		return nil, fmt.Errorf("client: %s %s: an id in the path is empty", req.method, req.path)
 	}
 	u := *c.base
 	escaped := c.base.EscapedPath() + req.path

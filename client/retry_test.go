@@ -239,6 +239,17 @@ func TestNew(t *testing.T) {
 		assert.Equal(t, "Bearer svc_test_key", r.Header.Get("Authorization"))
 		assert.Equal(t, "acme-backend/2", r.Header.Get("User-Agent"))
 	}
+	s.got = nil
+	c := newClient(t, url)
+	_, err := c.GetLink(context.Background(), "..")
+	require.NoError(t, err)
+	assert.Equal(t, "/v1/links/%2E%2E", s.got[0].URL.EscapedPath(), "a dot segment stays an id")
+	_, err = c.GetLink(context.Background(), "")
+	assert.ErrorContains(t, err, "an id in the path is empty")
+	err = c.ClearLinkMoveChoice(context.Background(), "")
+	assert.ErrorContains(t, err, "an id in the path is empty")
+	assert.Len(t, s.got, 1, "an empty id sends nothing")
+
 	for _, bad := range []string{"", "api.example.com", "ftp://api.example.com", "http://%zz"} {
 		_, err := client.New(bad, "k")
 		assert.Error(t, err, bad)
@@ -249,7 +260,7 @@ func TestNew(t *testing.T) {
 		used = true
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	_, err := newClient(t, url, client.WithHTTPClient(hc)).GetOrganization(context.Background(), "o1")
+	_, err = newClient(t, url, client.WithHTTPClient(hc)).GetOrganization(context.Background(), "o1")
 	require.NoError(t, err)
 	assert.True(t, used, "WithHTTPClient's client sends the requests")
 }
