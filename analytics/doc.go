@@ -46,7 +46,9 @@
 //
 // The active chunk is rotated, made immutable (its file cut to its
 // records), when it holds BatchSize clicks, reaches 4 MiB or the next
-// record does not fit its mapping, or every FlushInterval; the writer
+// record does not fit its mapping, or every FlushInterval (the next chunk
+// is started under the spool's mutex, the old one cut and closed after
+// it, and the writer takes chunks only in their order); the writer
 // (spool_writer.go) then inserts it as one Batch whose identity is the
 // spool's id (random, made once, kept in the directory) and the chunk's
 // number, and deletes the file once the transaction has committed. Chunks

@@ -74,6 +74,10 @@ type spool struct {
 	closed bool
 	// ready are the immutable chunks not yet written, oldest first.
 	ready []int64
+	// retiring are the chunks of ready that a rotation has yet to finish
+	// (retire): the writer takes none of them, nor any after the first, so
+	// that chunks are written in sequence order.
+	retiring map[int64]bool
 
 	// size is the bytes of every chunk file, the active one included.
 	size atomic.Int64
@@ -198,8 +202,15 @@ func (s *spool) closeActive() {
 // and the error when the write fails; the chunk is then rotated, so that
 // a partly written record is the last of its chunk.
 func (s *spool) append(c *Click, force bool) (bool, error) {
+	// A chunk rotated here is finished once s.mu is released.
+	var done []retiredChunk
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	defer func() {
+		s.mu.Unlock()
+		for _, old := range done {
+			s.retire(old)
+		}
+	}()
 	if s.closed {
 		return false, errors.New("analytics: the click spool is closed")
 	}
@@ -214,9 +225,11 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 		return false, nil
 	}
 	if s.mapped != nil && s.activeBytes+n > int64(len(s.mapped)) {
-		if err := s.rotateLocked(); err != nil {
+		old, err := s.rotateLocked()
+		if err != nil {
 			return false, err
 		}
+		done = append(done, old...)
 		if s.mapped != nil && s.activeBytes+n > int64(len(s.mapped)) {
 			return false, errors.New("analytics: a click spool record does not fit in a chunk")
 		}
@@ -226,16 +239,19 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 	} else if _, err := s.active.Write(s.buf); err != nil {
 		s.activeBytes = maxChunkBytes // a torn tail: rotate before the next append
 		s.records++
-		_ = s.rotateLocked()
+		old, _ := s.rotateLocked()
+		done = append(done, old...)
 		return false, fmt.Errorf("analytics: writing to the click spool: %w", err)
 	}
 	s.size.Add(n)
 	s.records++
 	s.activeBytes += n
 	if s.records >= s.maxRecords || s.activeBytes >= maxChunkBytes {
-		if err := s.rotateLocked(); err != nil {
+		old, err := s.rotateLocked()
+		if err != nil {
 			return true, err
 		}
+		done = append(done, old...)
 	}
 	return true, nil
 }
@@ -244,40 +260,71 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 // empty.
 func (s *spool) rotate() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
+		s.mu.Unlock()
 		return nil
 	}
-	return s.rotateLocked()
+	old, err := s.rotateLocked()
+	s.mu.Unlock()
+	for _, o := range old {
+		s.retire(o)
+	}
+	return err
 }
 
-func (s *spool) rotateLocked() error {
+// retiredChunk is a chunk that rotateLocked replaced: still open, and
+// mapped when it was, its records filling used bytes.
+type retiredChunk struct {
+	f      *os.File
+	mapped []byte
+	used   int64
+	seq    int64
+}
+
+// rotateLocked starts the next chunk and returns the active one, which the
+// caller hands to retire once it has released s.mu (none when the active
+// chunk is empty). Cutting a mapped chunk's file to its records took 4 to
+// 6 ms under load (BENCHMARKS.md, issue 15, fifth round), which every
+// Record waited for while it was done under s.mu.
+func (s *spool) rotateLocked() ([]retiredChunk, error) {
 	if s.records == 0 {
-		return nil
+		return nil, nil
 	}
-	old, oldMapped, oldBytes, seq := s.active, s.mapped, s.activeBytes, s.seq
+	old := retiredChunk{f: s.active, mapped: s.mapped, used: s.activeBytes, seq: s.seq}
 	// The next chunk exists before the old one is queued, so the highest
 	// number on disk is never one the store may have committed.
-	if err := s.startChunk(seq + 1); err != nil {
-		return err
+	if err := s.startChunk(old.seq + 1); err != nil {
+		return nil, err
 	}
-	if oldMapped != nil {
-		_ = unmapChunk(old, oldMapped, oldBytes)
+	s.ready = append(s.ready, old.seq)
+	if s.retiring == nil {
+		s.retiring = map[int64]bool{}
 	}
-	_ = old.Close()
-	s.ready = append(s.ready, seq)
+	s.retiring[old.seq] = true
+	return []retiredChunk{old}, nil
+}
+
+// retire unmaps old (its file cut to its records) and closes it, then
+// lets the writer take it. s.mu is not held.
+func (s *spool) retire(old retiredChunk) {
+	if old.mapped != nil {
+		_ = unmapChunk(old.f, old.mapped, old.used)
+	}
+	_ = old.f.Close()
+	s.mu.Lock()
+	delete(s.retiring, old.seq)
+	s.mu.Unlock()
 	select {
 	case s.rotated <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // next returns the oldest chunk waiting to be written.
 func (s *spool) next() (int64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.ready) == 0 {
+	if len(s.ready) == 0 || s.retiring[s.ready[0]] {
 		return 0, false
 	}
 	return s.ready[0], true
@@ -288,7 +335,14 @@ func (s *spool) next() (int64, bool) {
 func (s *spool) waiting(n int) []int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.ready[:min(n, len(s.ready))])
+	n = min(n, len(s.ready))
+	for i, seq := range s.ready[:n] {
+		if s.retiring[seq] {
+			n = i
+			break
+		}
+	}
+	return slices.Clone(s.ready[:n])
 }
 
 // read returns the clicks of chunk seq, the size of its file, and how many

@@ -124,10 +124,29 @@ func decodeRecords(b []byte) (clicks []Click, rest int, err error) {
 		if !ok {
 			return clicks, len(b), errTorn
 		}
+		if clicks == nil {
+			clicks = make([]Click, 0, countRecords(b))
+		}
 		clicks = append(clicks, c)
 		b = b[recordHeader+int(n):]
 	}
 	return clicks, 0, nil
+}
+
+// countRecords returns how many records b seems to hold, reading only
+// their lengths: at least as many as decodeRecords decodes, so that its
+// slice is made once.
+func countRecords(b []byte) int {
+	count := 0
+	for len(b) >= recordHeader {
+		n := binary.LittleEndian.Uint32(b)
+		if n == 0 || n > maxRecord || int(n) > len(b)-recordHeader {
+			break
+		}
+		count++
+		b = b[recordHeader+int(n):]
+	}
+	return count
 }
 
 // zeros reports whether b holds only zero bytes.

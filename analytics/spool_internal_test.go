@@ -34,3 +34,47 @@ func FuzzDecodeSpoolRecords(f *testing.F) {
 		}
 	})
 }
+
+// A rotated chunk is finished (unmapped, cut, closed) outside the spool's
+// mutex; the writer takes no chunk until every older one is finished, so
+// that chunks are written in sequence order whatever order their
+// rotations finish in.
+func TestSpoolWriterWaitsForOlderRetiringChunks(t *testing.T) {
+	s, err := openSpool(t.TempDir(), 1<<30, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	c := Click{ID: uuid.New(), OrgID: uuid.New(), LinkID: uuid.New(), OccurredAt: time.Now().UTC()}
+	rotateOne := func() retiredChunk {
+		t.Helper()
+		if ok, err := s.append(&c, false); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+		s.mu.Lock()
+		old, err := s.rotateLocked()
+		s.mu.Unlock()
+		if err != nil || len(old) != 1 {
+			t.Fatal(old, err)
+		}
+		return old[0]
+	}
+	first, second := rotateOne(), rotateOne()
+
+	s.retire(second)
+	if seq, ok := s.next(); ok {
+		t.Fatalf("next gave chunk %d while chunk %d is retiring", seq, first.seq)
+	}
+	if got := s.waiting(10); len(got) != 0 {
+		t.Fatalf("waiting gave %v while chunk %d is retiring", got, first.seq)
+	}
+
+	s.retire(first)
+	if got := s.waiting(10); !reflect.DeepEqual(got, []int64{first.seq, second.seq}) {
+		t.Fatalf("waiting gave %v, want %v", got, []int64{first.seq, second.seq})
+	}
+	clicks, _, _, err := s.read(first.seq)
+	if err != nil || len(clicks) != 1 || clicks[0].ID != c.ID {
+		t.Fatalf("the retired chunk reads back %v, %v", clicks, err)
+	}
+}

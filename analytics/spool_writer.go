@@ -180,8 +180,9 @@ func (r *Recorder) merge() []int64 {
 // writeChunks writes the chunks seqs, oldest first, as one batch whose
 // number is the last one's, and deletes them once committed.
 func (r *Recorder) writeChunks(ctx context.Context, seqs []int64) error {
-	var batch []Click
 	sizes := make([]int64, len(seqs))
+	chunks := make([][]Click, len(seqs))
+	n := 0
 	for i, seq := range seqs {
 		clicks, size, torn, err := r.spool.read(seq)
 		if err != nil {
@@ -191,12 +192,16 @@ func (r *Recorder) writeChunks(ctx context.Context, seqs []int64) error {
 			// Only a machine that stopped mid-write leaves one.
 			r.log.Warn("a click spool chunk ends with a torn record, which is dropped", "chunk", seq, "bytes", torn)
 		}
-		if batch == nil {
-			batch = clicks
-		} else {
+		chunks[i], sizes[i], n = clicks, size, n+len(clicks)
+	}
+	// The chunks' clicks are joined into a slice made once at its size,
+	// rather than grown by append chunk after chunk.
+	batch := chunks[0]
+	if len(chunks) > 1 {
+		batch = make([]Click, 0, n)
+		for _, clicks := range chunks {
 			batch = append(batch, clicks...)
 		}
-		sizes[i] = size
 	}
 	last := seqs[len(seqs)-1]
 	if len(batch) > 0 {

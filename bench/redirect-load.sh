@@ -3,8 +3,9 @@
 # against a minimal net/http server that 302s from an in-memory map
 # (bench/minimal), with the same client (wrk), the same concurrency and the
 # same request, one after the other on this machine. Prints a Markdown table
-# of both servers' requests per second, p50 and p99 and their ratios, then
-# stops serve with SIGTERM and compares the clicks written to the database
+# of both servers' requests per second, p50 and p99 and their ratios, and
+# the CPU time each server process used per request it answered (a figure
+# that depends less on what else the machine runs), then stops serve with SIGTERM and compares the clicks written to the database
 # with the redirects the clients received.
 #
 #   bash bench/redirect-load.sh
@@ -157,16 +158,39 @@ run() {
 }
 # field NAME KEY: a value of the BENCH line of $tmp/NAME.txt.
 field() { sed -n 's/^BENCH .*\b'"$2"'=\([0-9]*\).*/\1/p' "$tmp/$1.txt"; }
+# cputicks PID: the CPU time the process has used, user and system, in
+# clock ticks (fields 14 and 15 of /proc/PID/stat; the command name, field
+# 2, is cut off first since it may hold spaces).
+cputicks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+# settled PID: the process's CPU time once it has stopped working after a
+# run (at most one tick in half a second, for at most 30 seconds), so that the clicks
+# the writer had yet to write are counted in the run's cost.
+settled() {
+  local before now
+  before=$(cputicks "$1")
+  for _ in $(seq 1 60); do
+    sleep 0.5
+    now=$(cputicks "$1")
+    [ $((now - before)) -le 1 ] && break
+    before=$now
+  done
+  echo "$now"
+}
+hz=$(getconf CLK_TCK)
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 log "minimal: warm-up ($WARMUP), then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
 run minimal-warmup "$MINIMAL_PORT" "$WARMUP"
+m_cpu0=$(settled "$minimal_pid")
 run minimal "$MINIMAL_PORT" "$DURATION"
+m_cpu1=$(settled "$minimal_pid")
 kill "$minimal_pid"; wait "$minimal_pid" 2>/dev/null || true; minimal_pid=
 
 log "hoplink: warm-up ($WARMUP), then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
 run hoplink-warmup "$HOPLINK_PORT" "$WARMUP"
+h_cpu0=$(settled "$hoplink_pid")
 run hoplink "$HOPLINK_PORT" "$DURATION"
+h_cpu1=$(settled "$hoplink_pid")
 
 log "stopping hoplink serve with SIGTERM"
 kill -TERM "$hoplink_pid"
@@ -201,6 +225,7 @@ awk -v m_req="$(field minimal requests)" -v m_dur="$(field minimal duration_us)"
   -v h_req="$(field hoplink requests)" -v h_dur="$(field hoplink duration_us)" \
   -v h_p50="$(field hoplink p50_us)" -v h_p99="$(field hoplink p99_us)" \
   -v h_sock="$(field hoplink socket_errors)" -v m_sock="$(field minimal socket_errors)" \
+  -v m_cpu="$((m_cpu1 - m_cpu0))" -v h_cpu="$((h_cpu1 - h_cpu0))" -v hz="$hz" \
   -v threads="$THREADS" -v conns="$CONNECTIONS" -v dur="$DURATION" -v warm="$WARMUP" -v plan="$PLAN" -v visitors="$VISITORS" -v loadavg="$load_before" '
 function ms(us) { return sprintf("%.2f ms", us / 1000) }
 BEGIN {
@@ -219,6 +244,16 @@ BEGIN {
   print "|---|---|---|---|"
   printf "| hoplink RPS / minimal RPS | %.2f | >= 0.80 | %s |\n", rps_ratio, (rps_ratio >= 0.80 ? "yes" : "no")
   printf "| hoplink p99 / minimal p99 | %.2f | <= 1.50 | %s |\n", p99_ratio, (p99_ratio <= 1.50 ? "yes" : "no")
+  m_us = m_cpu / hz * 1e6 / m_req; h_us = h_cpu / hz * 1e6 / h_req
+  print ""
+  print "CPU time of each server process (user and system, /proc/PID/stat) over the timed run, until it was idle again (so the clicks written after wrk stopped count), per request it answered; it depends less than requests/s on what else the machine runs:"
+  print ""
+  print "| server | CPU seconds | CPU-µs per request |"
+  print "|---|---|---|"
+  printf "| minimal net/http | %.2f | %.1f |\n", m_cpu / hz, m_us
+  printf "| hoplink serve | %.2f | %.1f |\n", h_cpu / hz, h_us
+  print ""
+  printf "| hoplink CPU per request / minimal CPU per request | %.2f |\n", h_us / m_us
 }'
 
 # Clicks: every redirect hoplink answered records one, stored in a click
