@@ -215,3 +215,12 @@ func TestChartsEscapeValues(t *testing.T) {
 	assert.Contains(t, rows(page), [3]string{"&lt;script&gt;alert(1)&lt;/script&gt;", "12", "1"})
 	assert.True(t, bytes.Contains([]byte(page), []byte("&#34;quoted&#34; &amp; &#39;apostrophes&#39;")))
 }
+
+func TestTimeSeriesChartWithoutBuckets(t *testing.T) {
+	page := render(t, []web.TimeSeries{{ID: "none", Title: "Clicks per day", Interval: web.IntervalDay, Timezone: "UTC"}}, nil)
+	all := svgs(t, page)
+	require.Len(t, all, 1)
+	assert.Equal(t, "No buckets to show.", all[0].desc)
+	assert.Subset(t, all[0].texts, []string{"0", "1"}, "an empty chart still has a scale")
+	assert.Equal(t, [][3]string{{"Total", "0", "0"}}, rows(page))
+}
