@@ -28,7 +28,11 @@ require (
 	modernc.org/sqlite v1.46.1
 )
 
-require golang.org/x/term v0.47.0 // indirect
+require (
+	github.com/makiuchi-d/gozxing v0.1.1 // indirect
+	golang.org/x/term v0.47.0 // indirect
+	golang.org/x/xerrors v0.0.0-20231012003039-104605ab7028 // indirect
+)
 
 require (
 	github.com/asaskevich/govalidator v0.0.0-20230301143203-a9d515a09cc2 // indirect

@@ -1,21 +1,15 @@
 package httpapi
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"html/template"
-	"image"
-	"image/color"
-	"image/png"
 	"net/http"
 	"net/url"
 	"time"
-
-	qrcode "github.com/yeqown/go-qrcode/v2"
 
 	"github.com/hoplink/hoplink/account"
 	"github.com/hoplink/hoplink/web"
@@ -167,58 +161,6 @@ func (p *accountPages) validCSRF(r *http.Request) bool {
 	age := p.clock().Sub(time.Unix(int64(binary.BigEndian.Uint64(b[:8])), 0))
 	return age >= -csrfClockSkew && age < AccountCSRFMaxAge
 }
-
-// QR codes: the otpauth URI encoded by github.com/yeqown/go-qrcode/v2 and
-// drawn here as a PNG, qrModule pixels per module with the standard quiet
-// zone of four modules.
-const (
-	qrModule = 6
-	qrQuiet  = 4
-)
-
-// qrPNG returns the PNG of a QR code of text.
-func qrPNG(text string) ([]byte, error) {
-	q, err := qrcode.NewWith(text, qrcode.WithErrorCorrectionLevel(qrcode.ErrorCorrectionMedium))
-	if err != nil {
-		return nil, err
-	}
-	var m bitmapWriter
-	if err := q.Save(&m); err != nil {
-		return nil, err
-	}
-	n := len(m.bits)
-	size := (n + 2*qrQuiet) * qrModule
-	img := image.NewPaletted(image.Rect(0, 0, size, size), color.Palette{color.White, color.Black})
-	for y, row := range m.bits {
-		for x, dark := range row {
-			if !dark {
-				continue
-			}
-			x0, y0 := (x+qrQuiet)*qrModule, (y+qrQuiet)*qrModule
-			for dy := range qrModule {
-				for dx := range qrModule {
-					img.SetColorIndex(x0+dx, y0+dy, 1)
-				}
-			}
-		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// bitmapWriter is a qrcode.Writer that keeps the code's modules, [y][x],
-// true for dark.
-type bitmapWriter struct{ bits [][]bool }
-
-func (w *bitmapWriter) Write(m qrcode.Matrix) error {
-	w.bits = m.Bitmap()
-	return nil
-}
-
-func (w *bitmapWriter) Close() error { return nil }
 
 // qrDataURL returns png as a data: URL for an img element.
 func qrDataURL(png []byte) template.URL {

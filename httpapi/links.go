@@ -14,6 +14,7 @@ func (a *API) linkRoutes(v1 routes) {
 	v1.handle(http.MethodPost, "/links", a.createLink)
 	v1.handle(http.MethodGet, "/links", a.listLinks)
 	v1.handle(http.MethodGet, "/links/:id", a.getLink)
+	v1.handle(http.MethodGet, "/links/:id/qr", a.linkQR)
 	v1.handle(http.MethodPatch, "/links/:id", a.updateLink)
 	v1.handle(http.MethodDelete, "/links/:id", a.deleteLink)
 	v1.handle(http.MethodPost, "/links/:id/activate", a.activateLink)

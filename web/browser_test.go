@@ -84,3 +84,57 @@ func checkSample(t *testing.T, browser context.Context, size webtest.Size, schem
 	assert.Equal(t, "640px", width, "the stylesheet applies under the CSP")
 	webtest.CheckPage(t, ctx, size, axe)
 }
+
+// TestBrowserChartsDrawInThePagesColours renders the charts sample under
+// the account pages' CSP and checks that the stylesheet colours the
+// series, differently in the light and the dark scheme, and that each
+// chart is no wider than a phone's window.
+func TestBrowserChartsDrawInThePagesColours(t *testing.T) {
+	bin := webtest.FindChromium()
+	if bin == "" {
+		t.Skip(webtest.SkipNoChromium)
+	}
+	view := web.ChartsSampleView{Frame: web.Frame{Title: "Analytics"}, Series: []web.TimeSeries{dailySeries()},
+		Breakdowns: []web.Breakdown{countryBreakdown()}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		web.SetHeaders(w.Header(), web.AccountPolicy)
+		if err := web.Render(w, r, http.StatusOK, web.PageChartsSample, view); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	browser := webtest.StartChromium(t, bin, time.Minute)
+
+	colours := map[string]string{}
+	for _, scheme := range []string{"light", "dark"} {
+		ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+		require.NoError(t, chromedp.Do(ctx,
+			webtest.ColorScheme(scheme),
+			webtest.Emulate(webtest.Sizes[1]),
+			chromedp.Navigate(srv.URL),
+			chromedp.WaitReady(chromedp.CSS("svg")),
+		))
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[
+			getComputedStyle(document.querySelector("polyline.chart-clicks")).stroke,
+			getComputedStyle(document.querySelector("polyline.chart-installs")).stroke,
+			getComputedStyle(document.querySelector("rect.chart-clicks")).fill,
+			getComputedStyle(document.querySelector(".chart-svg text")).fill]`))
+		require.NoError(t, err)
+		require.Len(t, got, 4)
+		assert.Equal(t, got[0], got[2], "%s: clicks are one colour in both charts", scheme)
+		assert.NotEqual(t, got[0], got[1], "%s: clicks and installs differ", scheme)
+		for _, c := range got {
+			assert.True(t, strings.HasPrefix(c, "rgb("), "%s: a colour from the stylesheet, not %q", scheme, c)
+		}
+		colours[scheme] = got[0]
+		widths, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](
+			`[...document.querySelectorAll("svg")].map(s => s.getBoundingClientRect().right)`))
+		require.NoError(t, err)
+		assert.Len(t, widths, 2)
+		for _, w := range widths {
+			assert.LessOrEqual(t, w, float64(webtest.Sizes[1].Width), "%s: the chart fits the phone", scheme)
+		}
+		cancel()
+	}
+	assert.NotEqual(t, colours["light"], colours["dark"], "the dark scheme has its own colours")
+}

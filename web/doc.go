@@ -11,6 +11,12 @@
 // the Content-Security-Policy, so that a link domain, where every path
 // could be a slug, needs no route of its own for it (docs/decisions.md).
 //
+// The analytics charts are drawn here too, as inline SVG from the view
+// types TimeSeries and Breakdown (chart.go; their scales and calendar
+// ticks in chart_scale.go): any page shows one with the templates of
+// templates/parts/chart.html, a figure with a legend, the SVG and a table
+// of the same numbers.
+//
 // SetHeaders is the one place that sets a page's security headers and CSP.
 // Handlers stay thin: they fill one of the view types declared here and
 // call Render.

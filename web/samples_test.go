@@ -3,6 +3,7 @@ package web_test
 import (
 	"html/template"
 	"strings"
+	"time"
 
 	"github.com/hoplink/hoplink/web"
 )
@@ -93,5 +94,82 @@ func samples() []sample {
 					RedirectHosts: "cursor:", Created: "2030-01-02 10:30 UTC", LastUsed: "2030-01-03 08:00 UTC"},
 			}}},
 		{"no connections", web.PageConnections, web.ConnectionsView{Frame: web.Frame{Title: "Connected applications"}, CSRF: csrf}},
+		{"charts: thirty days", web.PageChartsSample, web.ChartsSampleView{Frame: web.Frame{Title: "Analytics"},
+			Series:     []web.TimeSeries{dailySeries()},
+			Breakdowns: []web.Breakdown{countryBreakdown(), refererBreakdown()}}},
+		{"charts: hours, a year of weeks, nothing counted", web.PageChartsSample, web.ChartsSampleView{Frame: web.Frame{Title: "Analytics"},
+			Series: []web.TimeSeries{hourlySeries(), weeklySeries()},
+			Breakdowns: []web.Breakdown{{ID: "empty", Title: "Clicks by platform", Dimension: "Platform"},
+				{ID: "utm", Title: "Clicks by UTM campaign", Dimension: "UTM campaign", Rows: []web.BreakdownRow{
+					{Value: ptr(unbroken), Counts: web.Counts{Clicks: 1_234_567, Installs: 89_012}}}}}}},
 	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// berlin is a zone with a daylight-saving change inside dailySeries.
+var berlin = func() *time.Location {
+	l, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		panic(err)
+	}
+	return l
+}()
+
+// dailySeries is thirty days across the spring change, with its table
+// unfolded.
+func dailySeries() web.TimeSeries {
+	s := web.TimeSeries{ID: "daily", Title: "Clicks and installs per day", Interval: web.IntervalDay,
+		Timezone: "Europe/Berlin", TableOpen: true}
+	for i := range 30 {
+		c := int64(40 + 30*(i%7) + 3*i)
+		s.Buckets = append(s.Buckets, web.Bucket{Start: time.Date(2026, 3, 15+i, 0, 0, 0, 0, berlin), Clicks: c, Installs: c / 6})
+	}
+	return s
+}
+
+// hourlySeries is two days of hours with a quiet night, its table folded.
+func hourlySeries() web.TimeSeries {
+	s := web.TimeSeries{ID: "hourly", Title: "Clicks and installs per hour", Interval: web.IntervalHour, Timezone: "UTC"}
+	for i := range 48 {
+		h := i % 24
+		c := int64(0)
+		if h >= 7 {
+			c = int64(1500 + 400*(h%5))
+		}
+		s.Buckets = append(s.Buckets, web.Bucket{Start: time.Date(2026, 3, 2, i, 0, 0, 0, time.UTC), Clicks: c, Installs: c / 20})
+	}
+	return s
+}
+
+// weeklySeries is a year of weeks, its table unfolded.
+func weeklySeries() web.TimeSeries {
+	s := web.TimeSeries{ID: "weekly", Title: "Clicks and installs per week", Interval: web.IntervalWeek, Timezone: "America/New_York", TableOpen: true}
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		panic(err)
+	}
+	for i := range 52 {
+		s.Buckets = append(s.Buckets, web.Bucket{Start: time.Date(2025, 12, 29+7*i, 0, 0, 0, 0, ny), Clicks: int64(900 + 37*i), Installs: int64(40 + i)})
+	}
+	return s
+}
+
+func countryBreakdown() web.Breakdown {
+	return web.Breakdown{ID: "country", Title: "Clicks by country", Dimension: "Country", Rows: []web.BreakdownRow{
+		{Value: ptr("Germany"), Counts: web.Counts{Clicks: 1520, Installs: 210}},
+		{Value: ptr("United States"), Counts: web.Counts{Clicks: 980, Installs: 133}},
+		{Value: ptr("United Kingdom of Great Britain and Northern Ireland"), Counts: web.Counts{Clicks: 310, Installs: 12}},
+		{Value: nil, Counts: web.Counts{Clicks: 44, Installs: 0}},
+	}, Other: web.Counts{Clicks: 120, Installs: 9}}
+}
+
+// refererBreakdown has values a visitor chose: markup, and a host that
+// cannot break.
+func refererBreakdown() web.Breakdown {
+	return web.Breakdown{ID: "referer", Title: "Clicks by referrer", Dimension: "Referrer", Rows: []web.BreakdownRow{
+		{Value: ptr("<script>alert(1)</script>"), Counts: web.Counts{Clicks: 12, Installs: 1}},
+		{Value: ptr(unbroken + ".example.com"), Counts: web.Counts{Clicks: 7, Installs: 0}},
+		{Value: ptr(`"quoted" & 'apostrophes'`), Counts: web.Counts{Clicks: 3, Installs: 3}},
+	}}
 }

@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-//go:embed templates/*.html
+//go:embed templates/*.html templates/parts/*.html
 var templateFiles embed.FS
 
 //go:embed style.css
@@ -25,13 +25,18 @@ var stylesheet string
 // element and allowed by its hash (CSP).
 func Stylesheet() string { return stylesheet }
 
-// pages holds one template per page: the layout with that page's blocks.
-var pages = func() map[string]*template.Template {
+// base is the layout and the parts every page may use (templates/parts:
+// the charts), which each page's template is cloned from.
+var base = func() *template.Template {
 	funcs := template.FuncMap{
 		// The stylesheet is ours and fixed: safe as CSS.
 		"stylesheet": func() template.CSS { return template.CSS(stylesheet) },
 	}
-	base := template.Must(template.New("base").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html"))
+	return template.Must(template.New("base").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/parts/*.html"))
+}()
+
+// pages holds one template per page: the layout with that page's blocks.
+var pages = func() map[string]*template.Template {
 	names, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
 		panic(err)
