@@ -2,9 +2,12 @@ package client
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -197,6 +200,36 @@ func (c *Client) UpdateLink(ctx context.Context, id string, in UpdateLinkRequest
 // (DELETE /links/{id}).
 func (c *Client) DeleteLink(ctx context.Context, id string) (*Link, error) {
 	return do[Link](ctx, c, request{method: http.MethodDelete, path: pathf("/links/%s", id)})
+}
+
+// QRCodeMaxBytes bounds the image GetLinkQRCode reads: the largest QR
+// code the API draws (1024 pixels) is far smaller.
+const QRCodeMaxBytes = 4 << 20
+
+// GetLinkQRCode returns a QR code of the link's short URL (GET
+// /links/{id}/qr): format "png" or "svg" ("" for the API's default, png)
+// and size in pixels (0 for the API's default, 256; else 128 to 1024).
+func (c *Client) GetLinkQRCode(ctx context.Context, id, format string, size int) ([]byte, error) {
+	q := url.Values{}
+	if format != "" {
+		q.Set("format", format)
+	}
+	if size != 0 {
+		q.Set("size", strconv.Itoa(size))
+	}
+	resp, err := c.send(ctx, request{method: http.MethodGet, path: pathf("/links/%s/qr", id), query: q})
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	img, err := io.ReadAll(io.LimitReader(resp.Body, QRCodeMaxBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(img) > QRCodeMaxBytes {
+		return nil, fmt.Errorf("client: GET /links/%s/qr: the image exceeds %d bytes", id, QRCodeMaxBytes)
+	}
+	return img, nil
 }
 
 // ActivateLink sets a link's is_active (POST /links/{id}/activate).

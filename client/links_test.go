@@ -1,7 +1,9 @@
 package client_test
 
 import (
+	"bytes"
 	"context"
+	pngpkg "image/png"
 	"net/http"
 	"testing"
 	"time"
@@ -94,6 +96,17 @@ func TestLinks(t *testing.T) {
 	e = apiError(t, firstErr(c.UpdateLink(ctx, l.ID, client.UpdateLinkRequest{OGTitle: client.Value(string(make([]byte, 300)))})),
 		http.StatusBadRequest, client.CodeValidationError)
 	assert.Equal(t, "og_title", e.Fields[0].Field)
+
+	png, err := c.GetLinkQRCode(ctx, l.ID, "", 0)
+	require.NoError(t, err)
+	cfg, err := pngpkg.DecodeConfig(bytes.NewReader(png))
+	require.NoError(t, err, "the default is a PNG")
+	assert.Equal(t, 256, cfg.Width)
+	svg, err := c.GetLinkQRCode(ctx, l.ID, "svg", 128)
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), `width="128"`)
+	e = apiError(t, firstErr(c.GetLinkQRCode(ctx, l.ID, "gif", 0)), http.StatusBadRequest, client.CodeValidationError)
+	assert.Equal(t, "format", e.Fields[0].Field)
 
 	paused, err := c.DeactivateLink(ctx, l.ID)
 	require.NoError(t, err)
