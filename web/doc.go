@@ -1,7 +1,7 @@
 // Package web renders every HTML page of Hoplink: the sign-in, account,
 // two-factor and invitation pages and the OAuth consent and connections
-// pages of the service host, and the password form, bot preview and error
-// pages of the link domains.
+// pages and the dashboard of the service host, and the password form, bot
+// preview and error pages of the link domains.
 //
 // The pages are html/template files embedded from templates/*.html, each a
 // "content" block inside one layout (templates/layout.html: language,
@@ -10,6 +10,9 @@
 // first). The stylesheet is inlined in every page and allowed by its hash in
 // the Content-Security-Policy, so that a link domain, where every path
 // could be a slug, needs no route of its own for it (docs/decisions.md).
+//
+// The pages run no script but the dashboard's copy button (CopyScript),
+// allowed by its hash under DashboardPolicy alone.
 //
 // SetHeaders is the one place that sets a page's security headers and CSP.
 // Handlers stay thin: they fill one of the view types declared here and
