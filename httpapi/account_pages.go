@@ -113,6 +113,9 @@ func (p *accountPages) routes(root routes) {
 	if p.a.opts.Invitations != nil && p.a.opts.Orgs != nil {
 		p.invitationRoutes(root)
 	}
+	if p.a.opts.Links != nil {
+		p.dashboardRoutes(root)
+	}
 }
 
 // page adapts a page handler: every answer carries the pages' security
@@ -489,6 +492,7 @@ func (p *accountPages) showAccount(w http.ResponseWriter, r *http.Request, statu
 	}
 	d.Connections = slices.Contains(p.a.allowed("/account/connections"), http.MethodGet)
 	d.APIDescription = slices.Contains(p.a.allowed("/v1/openapi.json"), http.MethodGet)
+	d.Dashboard = slices.Contains(p.a.allowed("/dashboard"), http.MethodGet)
 	for _, s := range ss {
 		d.Sessions = append(d.Sessions, web.Session{
 			ID: s.ID.String(), Browser: browserName(s.UserAgent), UserAgent: s.UserAgent, IP: s.IP,

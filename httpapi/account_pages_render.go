@@ -35,6 +35,8 @@ type pageData struct {
 	Connections bool
 	// APIDescription says that this server serves GET /v1/openapi.json.
 	APIDescription bool
+	// Dashboard says that this server serves GET /dashboard.
+	Dashboard bool
 
 	Secret string
 	// URI is the otpauth URI, trusted as a link: account.TOTPURI escapes
@@ -65,7 +67,7 @@ func (d pageData) view() web.AccountView {
 		Frame: web.Frame{Title: d.Title, Error: d.Error, Notice: d.Notice},
 		CSRF:  d.CSRF, ReturnTo: d.ReturnTo, Email: d.Email, Pending: d.Pending,
 		TwoFactorEnabled: d.TwoFactorEnabled, EnrolmentRequired: d.EnrolmentRequired,
-		Sessions: d.Sessions, Connections: d.Connections, APIDescription: d.APIDescription,
+		Sessions: d.Sessions, Connections: d.Connections, APIDescription: d.APIDescription, Dashboard: d.Dashboard,
 		Secret: d.Secret, URI: d.URI, QR: d.QR, BackupCodes: d.BackupCodes,
 		Invitation: d.Invitation,
 	}

@@ -2,8 +2,8 @@
 // bunrouter with the middleware (request ids, recovery, client IP behind
 // trusted proxies, key authentication, rate limits); the link-domain
 // handler (redirects, previews, password pages, association files);
-// HostRouter, which splits the two by Host; and the sign-in and account
-// pages of the service host.
+// HostRouter, which splits the two by Host; and the sign-in, account and
+// dashboard pages of the service host.
 // It translates HTTP into service calls and service errors into responses;
 // business rules live in the services. It does not import store or fx.
 //
@@ -28,4 +28,12 @@
 // acceptance pages (/invitations/{token}; invitation_pages.go) are served
 // with them, with Options.Invitations and Options.Orgs, on the same
 // sessions and CSRF tokens.
+//
+// # Dashboard
+//
+// The dashboard (/dashboard; dashboard.go and dashboard_links.go) is served
+// with the account pages when Options.Links is set, on the same sessions,
+// CSRF tokens and layout. Each request acts as the signed-in member's
+// principal (the member's current role and the scopes it may hold) through
+// the services the /v1 handlers call, never through those handlers.
 package httpapi

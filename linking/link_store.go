@@ -74,6 +74,8 @@ type LinkFilter struct {
 	Search string
 	// Limit is the page size (1 to 100); Offset how many matches to skip.
 	Limit, Offset int
+	// Sort is the order; "" is LinkSortNewest.
+	Sort LinkSort
 }
 
 // LinkApps is the part of the app storage links need; every AppStore is one.

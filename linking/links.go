@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -382,7 +383,29 @@ type ListLinksInput struct {
 	// Search keeps links whose slug, name, destination_url or a tag contains
 	// it, ignoring case; at most 200 characters. Empty searches nothing.
 	Search *string
+	// Sort orders the page; "" is LinkSortNewest. The dashboard offers it;
+	// GET /links has no such parameter and lists newest first.
+	Sort LinkSort
 }
+
+// LinkSort is the order of a link list.
+type LinkSort string
+
+// The orders of a link list; every one ends with the link's id, so that
+// pages never overlap.
+const (
+	// LinkSortNewest lists the newest link first (created_at descending).
+	LinkSortNewest LinkSort = "newest"
+	// LinkSortOldest lists the oldest link first.
+	LinkSortOldest LinkSort = "oldest"
+	// LinkSortUpdated lists the link changed last first (updated_at descending).
+	LinkSortUpdated LinkSort = "updated"
+	// LinkSortSlug lists links by slug, A to Z, then by domain.
+	LinkSortSlug LinkSort = "slug"
+)
+
+// LinkSorts lists every LinkSort.
+var LinkSorts = []LinkSort{LinkSortNewest, LinkSortOldest, LinkSortUpdated, LinkSortSlug}
 
 // LinkPage is one page of GET /links.
 type LinkPage struct {
@@ -396,8 +419,13 @@ func (s *LinkService) List(ctx context.Context, p *auth.Principal, in ListLinksI
 	if _, err := p.Authorize(auth.ScopeLinksRead, auth.ActLinksRead); err != nil {
 		return nil, err
 	}
-	f := LinkFilter{OrgID: p.OrgID, IsActive: in.IsActive}
+	f := LinkFilter{OrgID: p.OrgID, IsActive: in.IsActive, Sort: in.Sort}
 	var c checker
+	if f.Sort == "" {
+		f.Sort = LinkSortNewest
+	} else if !slices.Contains(LinkSorts, f.Sort) {
+		c.fail("sort", "must be newest, oldest, updated or slug")
+	}
 	limit, offset, err := apitype.PageBounds(in.Limit, in.Offset)
 	c.add(err)
 	f.Limit, f.Offset = limit, offset

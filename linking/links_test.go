@@ -582,11 +582,16 @@ func TestListLinksInput(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, apitype.Pagination{Total: 3, Limit: 2, Offset: 0, HasMore: true}, page.Pagination)
 
-	_, err = f.svc.List(ctx, f.owner, linking.ListLinksInput{Limit: ptrTo(0), Offset: ptrTo(-1), Tag: sp(""), Search: sp(strings.Repeat("s", 201))})
+	page, err = f.svc.List(ctx, f.owner, linking.ListLinksInput{Sort: linking.LinkSortSlug, Limit: ptrTo(2), Offset: ptrTo(1)})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"l1", "l2"}, []string{page.Data[0].Slug, page.Data[1].Slug}, "the sort the caller chose")
+
+	_, err = f.svc.List(ctx, f.owner, linking.ListLinksInput{Limit: ptrTo(0), Offset: ptrTo(-1), Tag: sp(""), Search: sp(strings.Repeat("s", 201)),
+		Sort: "clicks"})
 	e := requireCode(t, err, errcode.ValidationError)
 	var names []string
 	for _, fe := range e.Fields {
 		names = append(names, fe.Field)
 	}
-	assert.ElementsMatch(t, []string{"limit", "offset", "tag", "search"}, names)
+	assert.ElementsMatch(t, []string{"limit", "offset", "tag", "search", "sort"}, names)
 }

@@ -292,7 +292,17 @@ func (s *Store) ListLinks(ctx context.Context, f linking.LinkFilter) ([]linking.
 				WhereOr(tagMatch, pattern)
 		})
 	}
-	q.OrderExpr("l.created_at DESC, l.id DESC").Limit(int64(f.Limit)).Offset(int64(f.Offset))
+	switch f.Sort {
+	case linking.LinkSortOldest:
+		q.OrderExpr("l.created_at ASC, l.id ASC")
+	case linking.LinkSortUpdated:
+		q.OrderExpr("l.updated_at DESC, l.id DESC")
+	case linking.LinkSortSlug:
+		q.OrderExpr("l.slug ASC, l.domain ASC, l.id ASC")
+	default:
+		q.OrderExpr("l.created_at DESC, l.id DESC")
+	}
+	q.Limit(int64(f.Limit)).Offset(int64(f.Offset))
 	total, err := q.ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, s.err("list links", err)

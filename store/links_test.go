@@ -313,6 +313,39 @@ func TestListLinks(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+func TestListLinksSorts(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o := createOrg(t, s, c, "acme")
+		mike := createLink(t, s, newLink(c, o.ID, "hop.example", "mike"))
+		alpha := createLink(t, s, newLink(c, o.ID, "hop.example", "alpha-2"))
+		zulu := createLink(t, s, newLink(c, o.ID, "hop.example", "zulu"))
+		mike.Name, mike.UpdatedAt = str("changed last"), c.next()
+		require.NoError(t, s.UpdateLink(ctx, mike))
+
+		tests := []struct {
+			sort linking.LinkSort
+			want []*linking.Link
+		}{
+			{"", []*linking.Link{zulu, alpha, mike}},
+			{linking.LinkSortNewest, []*linking.Link{zulu, alpha, mike}},
+			{linking.LinkSortOldest, []*linking.Link{mike, alpha, zulu}},
+			{linking.LinkSortUpdated, []*linking.Link{mike, zulu, alpha}},
+			{linking.LinkSortSlug, []*linking.Link{alpha, mike, zulu}},
+		}
+		for _, tt := range tests {
+			t.Run("sort "+string(tt.sort), func(t *testing.T) {
+				links, total, err := s.ListLinks(ctx, linking.LinkFilter{OrgID: o.ID, Limit: 2, Offset: 1, Sort: tt.sort})
+				require.NoError(t, err)
+				assert.Equal(t, 3, total)
+				require.Len(t, links, 2, "the second page of two holds the last two")
+				assert.Equal(t, []uuid.UUID{tt.want[1].ID, tt.want[2].ID}, []uuid.UUID{links[0].ID, links[1].ID})
+			})
+		}
+	})
+}
+
 func TestUpdateLink(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {

@@ -26,6 +26,9 @@ func policyOf(page string) web.Policy {
 	case web.PageConsent, web.PageConnections:
 		return web.OAuthPolicy
 	}
+	if strings.HasPrefix(page, "dashboard") {
+		return web.DashboardPolicy
+	}
 	return web.AccountPolicy
 }
 

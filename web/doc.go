@@ -1,7 +1,7 @@
 // Package web renders every HTML page of Hoplink: the sign-in, account,
 // two-factor and invitation pages and the OAuth consent and connections
-// pages of the service host, and the password form, bot preview and error
-// pages of the link domains.
+// pages and the dashboard of the service host, and the password form, bot
+// preview and error pages of the link domains.
 //
 // The pages are html/template files embedded from templates/*.html, each a
 // "content" block inside one layout (templates/layout.html: language,
@@ -16,6 +16,9 @@
 // ticks in chart_scale.go): any page shows one with the templates of
 // templates/parts/chart.html, a figure with a legend, the SVG and a table
 // of the same numbers.
+//
+// The pages run no script but the dashboard's copy button (CopyScript),
+// allowed by its hash under DashboardPolicy alone.
 //
 // SetHeaders is the one place that sets a page's security headers and CSP.
 // Handlers stay thin: they fill one of the view types declared here and

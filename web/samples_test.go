@@ -48,12 +48,12 @@ func samples() []sample {
 			Created: "Mon, 31 Dec 2029 09:15:00 UTC", LastSeen: "Mon, 31 Dec 2029 23:59:59 UTC"},
 	}
 	secret := "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
-	return []sample{
+	return append([]sample{
 		{"sign-in", web.PageLogin, web.AccountView{Frame: web.Frame{Title: "Sign in", Error: "The email or password is incorrect."},
 			CSRF: csrf, ReturnTo: "/account", Email: longEmail}},
 		{"second step", web.PageOTP, web.AccountView{Frame: web.Frame{Title: "Two-factor authentication"}, CSRF: csrf, Pending: "p"}},
 		{"account", web.PageAccount, web.AccountView{Frame: web.Frame{Title: "Your account", Notice: "You joined Acme as admin."},
-			CSRF: csrf, Email: longEmail, Connections: true, APIDescription: true, Sessions: sessions,
+			CSRF: csrf, Email: longEmail, Connections: true, APIDescription: true, Dashboard: true, Sessions: sessions,
 			Memberships: []web.Membership{{Name: "Acme Corporation International Holdings", Role: "owner"}, {Name: "Beta", Role: "member"}}}},
 		{"two-factor enrolment", web.PageTwoFactorEnrol, web.AccountView{Frame: web.Frame{Title: "Two-factor authentication"},
 			CSRF: csrf, Email: longEmail, Secret: secret, QR: pngDot,
@@ -102,6 +102,85 @@ func samples() []sample {
 			Breakdowns: []web.Breakdown{{ID: "empty", Title: "Clicks by platform", Dimension: "Platform"},
 				{ID: "utm", Title: "Clicks by UTM campaign", Dimension: "UTM campaign", Rows: []web.BreakdownRow{
 					{Value: ptr(unbroken), Counts: web.Counts{Clicks: 1_234_567, Installs: 89_012}}}}}}},
+	}, dashboardSamples()...)
+}
+
+// shell returns a dashboard view of the organization Acme with title.
+func shell(title string) web.DashboardView {
+	orgs := []web.DashboardOrg{
+		{ID: "0193b5a0-0000-7000-8000-000000000001", Name: "Acme Corporation International Holdings", Role: "owner"},
+		{ID: "0193b5a0-0000-7000-8000-000000000002", Name: "Beta", Role: "member"},
+	}
+	return web.DashboardView{Frame: web.Frame{Title: title}, CSRF: csrf, Email: longEmail, Org: orgs[0], Orgs: orgs,
+		Nav: []web.NavItem{{Label: "Links", Path: "/dashboard/o/" + orgs[0].ID + "/links", Current: true}}}
+}
+
+// dashboardSamples has every dashboard page.
+func dashboardSamples() []sample {
+	list := shell("Links")
+	list.Links = &web.LinkList{Search: unbroken, State: "all", Sort: "newest", Path: "/dashboard/o/1/links", NewPath: "/dashboard/o/1/links/new",
+		States: []web.Option{{Value: "all", Label: "All"}, {Value: "active", Label: "Active"}, {Value: "paused", Label: "Paused"}},
+		Sorts:  []web.Option{{Value: "newest", Label: "Newest first"}, {Value: "slug", Label: "Slug, A to Z"}},
+		Total:  45, From: 21, To: 22, Prev: "/dashboard/o/1/links?page=1", Next: "/dashboard/o/1/links?page=3", Filtered: true,
+		Rows: []web.LinkRow{
+			{Path: "/dashboard/o/1/links/2", Title: "Winter sale: everything must go", ShortURL: "http://acme-shop.hop.localhost:8080/winter-sale-2026",
+				Destination: longURL, State: "Active", Tags: []string{"newsletter", "winter", unbroken}},
+			{Path: "/dashboard/o/1/links/3", Title: "spring", ShortURL: "http://acme.hop.localhost:8080/spring", Destination: "https://shop.example/", State: "Paused"},
+		}}
+	empty := shell("Links")
+	empty.Links = &web.LinkList{State: "all", Sort: "newest", Path: "/dashboard/o/1/links", NewPath: "/dashboard/o/1/links/new",
+		States: []web.Option{{Value: "all", Label: "All"}}, Sorts: []web.Option{{Value: "newest", Label: "Newest first"}}}
+	noApp := empty
+	noApp.Links = &web.LinkList{State: "all", Sort: "newest", Path: "/dashboard/o/1/links", NewPath: "/dashboard/o/1/links/new", NoApp: true}
+
+	link := shell("Winter sale: everything must go")
+	link.Notice = "The link was paused."
+	link.Link = &web.LinkDetail{Title: "Winter sale", ShortURL: "http://acme-shop.hop.localhost:8080/" + unbroken, State: "Paused",
+		Tags: []string{"newsletter", unbroken}, CanWrite: true, EditPath: "/e", PausePath: "/p", ResumePath: "/r", DeletePath: "/d", ListPath: "/l",
+		Fields:         [][2]string{{"Destination", longURL}, {"iOS URL", "myapp://winter"}, {"Password", "set"}, {"Expires", "2030-01-02 10:00 UTC"}},
+		RedirectedFrom: []string{"http://old-handle.hop.localhost:8080/winter"},
+		Move: &web.MoveForm{Action: "/m", From: "old-handle.hop.localhost", To: "acme-shop.hop.localhost", Choice: "keep",
+			Error: "That slug is taken on acme-shop.hop.localhost."}}
+	readOnly := shell("spring")
+	readOnly.Link = &web.LinkDetail{Title: "spring", ShortURL: "http://acme.hop.localhost:8080/spring", State: "Active", Active: true, ListPath: "/l",
+		Fields: [][2]string{{"Destination", "https://shop.example/"}}}
+
+	form := shell("Create a link")
+	form.Form = &web.Form{Action: "/dashboard/o/1/links", Submit: "Create the link", Cancel: "/dashboard/o/1/links", Invalid: true,
+		Groups: []web.FieldGroup{
+			{Legend: "Destination", Fields: []web.FormField{
+				{Name: "destination_url", Label: "Destination URL", Type: "url", Value: "example.com/" + unbroken, Required: true,
+					Error: "destination_url must be an absolute http or https URL"},
+				{Name: "slug", Label: "Slug", Type: "text", Hint: "2 to 100 lowercase letters, digits and hyphens; generated when empty", MaxLength: 100},
+				{Name: "app_id", Label: "App", Type: "select", Options: []web.Option{{Value: "", Label: "No app"}, {Value: "1", Label: "Acme Shop"}}},
+			}},
+			{Legend: "Protection", Fields: []web.FormField{
+				{Name: "password", Label: "Password", Type: "password"},
+				{Name: "remove_password", Label: "Remove the password", Type: "checkbox", Checked: true},
+				{Name: "expires_at", Label: "Expires (UTC)", Type: "datetime-local", Value: "2030-01-02T10:00"},
+				{Name: "parameters", Label: "Parameters (JSON)", Type: "textarea", Value: `{"injected":[]}`, Hint: "A LinkParamConfig"},
+			}},
+		}}
+	confirm := shell("Delete the link?")
+	confirm.Confirm = &web.Confirm{Action: "/d", Cancel: "/l", Question: "Deleting " + longURL + " removes its click history for good.",
+		Check: "I understand that this cannot be undone", Button: "Delete the link"}
+	msg := shell("Link not found")
+	msg.Error = "There is no such link in this organization."
+	msg.Text, msg.Onward, msg.OnwardText = "It may have been deleted.", "/dashboard", "Back to the dashboard"
+	picker := shell("Choose an organization")
+	picker.Org = web.DashboardOrg{}
+	none := web.DashboardView{Frame: web.Frame{Title: "Dashboard"}, CSRF: csrf, Email: longEmail}
+	return []sample{
+		{"dashboard links", web.PageDashboardLinks, list},
+		{"dashboard links, empty", web.PageDashboardLinks, empty},
+		{"dashboard links, no app", web.PageDashboardLinks, noApp},
+		{"dashboard link", web.PageDashboardLink, link},
+		{"dashboard link, read only", web.PageDashboardLink, readOnly},
+		{"dashboard form", web.PageDashboardForm, form},
+		{"dashboard confirm", web.PageDashboardConfirm, confirm},
+		{"dashboard message", web.PageDashboardMessage, msg},
+		{"dashboard organizations", web.PageDashboardOrgs, picker},
+		{"dashboard, no organization", web.PageDashboardOrgs, none},
 	}
 }
 

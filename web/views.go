@@ -37,6 +37,9 @@ type AccountView struct {
 	// APIDescription says that the host serves the REST API's OpenAPI
 	// description (GET /v1/openapi.json), which the account page links.
 	APIDescription bool
+	// Dashboard says that the host serves the dashboard (GET /dashboard),
+	// which the account page links.
+	Dashboard bool
 
 	// Secret is the TOTP key in base32, shown by SecretGroups.
 	Secret string

@@ -31,6 +31,8 @@ var base = func() *template.Template {
 	funcs := template.FuncMap{
 		// The stylesheet is ours and fixed: safe as CSS.
 		"stylesheet": func() template.CSS { return template.CSS(stylesheet) },
+		// The copy button's script is ours and fixed: safe as JavaScript.
+		"copyscript": func() template.JS { return template.JS(CopyScript) },
 	}
 	return template.Must(template.New("base").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/parts/*.html"))
 }()
@@ -69,7 +71,23 @@ const (
 	PagePreview          = "preview"
 	PageConsent          = "consent"
 	PageConnections      = "connections"
+
+	// The dashboard's pages, filled by a DashboardView.
+	PageDashboardMessage = "dashboard-message"
+	PageDashboardOrgs    = "dashboard-orgs"
+	PageDashboardLinks   = "dashboard-links"
+	PageDashboardLink    = "dashboard-link"
+	PageDashboardForm    = "dashboard-form"
+	PageDashboardConfirm = "dashboard-confirm"
 )
+
+// CopyScript is the one script of the pages: on the dashboard it shows
+// each button with a data-copy attribute (hidden without JavaScript, where
+// the text stays selectable) and copies the text of the element it names.
+// DashboardPolicy allows it by its hash.
+const CopyScript = `document.querySelectorAll('button[data-copy]').forEach(function(b){` +
+	`var t=document.getElementById(b.getAttribute('data-copy'));if(!t||!navigator.clipboard)return;b.hidden=false;` +
+	`b.addEventListener('click',function(){navigator.clipboard.writeText(t.textContent).then(function(){b.textContent='Copied'},function(){b.textContent='Copy failed: select the text'})})})`
 
 // Pages returns the names of every page Render knows, sorted.
 func Pages() []string {
@@ -134,6 +152,9 @@ type Policy struct {
 	ReferrerSameOrigin bool
 	// NoStore sets Cache-Control: no-store.
 	NoStore bool
+	// CopyScript allows CopyScript, by its hash, and no other script; it
+	// implies SameOriginForms (the dashboard has no other policy).
+	CopyScript bool
 }
 
 // Policies of Hoplink's hosts.
@@ -143,6 +164,9 @@ var (
 	// OAuthPolicy is the authorization endpoint's and the connections
 	// page's: the consent's answer redirects to the client.
 	OAuthPolicy = Policy{ReferrerSameOrigin: true, NoStore: true}
+	// DashboardPolicy is the dashboard's: the account pages' with the copy
+	// button's script.
+	DashboardPolicy = Policy{SameOriginForms: true, ReferrerSameOrigin: true, NoStore: true, CopyScript: true}
 	// LinkDomainPolicy is every link-domain response's: the password form's
 	// answer redirects to the destination, and redirects choose their own
 	// Referrer-Policy and caching.
@@ -155,14 +179,26 @@ var styleHash = func() string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-// CSP returns the Content-Security-Policy of p: no script at all, the one
-// stylesheet by its hash, images only from data: URLs (the QR code), no
-// framing and no base element; form-action 'self' when p.SameOriginForms.
-func (p Policy) CSP() string {
-	if p.SameOriginForms {
-		return cspForms[0]
+// scriptHash is the CSP source of CopyScript.
+var scriptHash = func() string {
+	sum := sha256.Sum256([]byte(CopyScript))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+// CSP returns the Content-Security-Policy of p: no script (but CopyScript
+// by its hash when p.CopyScript), the one stylesheet by its hash, images
+// only from data: URLs (the QR code), no framing and no base element;
+// form-action 'self' when p.SameOriginForms.
+func (p Policy) CSP() string { return p.csp()[0] }
+
+func (p Policy) csp() []string {
+	switch {
+	case p.CopyScript:
+		return cspScript
+	case p.SameOriginForms:
+		return cspForms
 	}
-	return cspNoForms[0]
+	return cspNoForms
 }
 
 // Header values, allocated once: SetHeaders runs on the redirect hot path.
@@ -170,6 +206,8 @@ var (
 	cspNoForms = []string{"default-src 'none'; style-src " + styleHash +
 		"; img-src data:; base-uri 'none'; frame-ancestors 'none'"}
 	cspForms = []string{"default-src 'none'; style-src " + styleHash +
+		"; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"}
+	cspScript = []string{"default-src 'none'; script-src " + scriptHash + "; style-src " + styleHash +
 		"; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"}
 	noSniff    = []string{"nosniff"}
 	frameDeny  = []string{"DENY"}
@@ -187,11 +225,7 @@ var (
 //     frame-ancestors;
 //   - Referrer-Policy: same-origin and Cache-Control: no-store, as p says.
 func SetHeaders(h http.Header, p Policy) {
-	if p.SameOriginForms {
-		h["Content-Security-Policy"] = cspForms
-	} else {
-		h["Content-Security-Policy"] = cspNoForms
-	}
+	h["Content-Security-Policy"] = p.csp()
 	h["X-Content-Type-Options"] = noSniff
 	h["X-Frame-Options"] = frameDeny
 	if p.ReferrerSameOrigin {

@@ -31,7 +31,12 @@ func TestEveryPageRendersInTheLayout(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(body, "<main>"), "one main landmark")
 			assert.Equal(t, 1, strings.Count(body, "<h1>"), "one heading")
 			assert.Regexp(t, `<title>[^<]+</title>`, body)
-			assert.NotContains(t, body, "<script")
+			if s.page == web.PageDashboardLink {
+				assert.Contains(t, body, "<script>"+web.CopyScript+"</script>", "the copy button's script, as its hash allows it")
+				assert.Equal(t, 1, strings.Count(body, "<script"))
+			} else {
+				assert.NotContains(t, body, "<script")
+			}
 			styles := styleElement.FindAllStringSubmatch(body, -1)
 			require.Len(t, styles, 1, "one stylesheet")
 			sum := sha256.Sum256([]byte(styles[0][1]))
@@ -83,6 +88,7 @@ func TestSetHeaders(t *testing.T) {
 		{"account pages: forms to this origin only", web.AccountPolicy, true, "same-origin", "no-store"},
 		{"OAuth pages: the consent's answer leaves the origin", web.OAuthPolicy, false, "same-origin", "no-store"},
 		{"link domains: redirects choose referrer and caching", web.LinkDomainPolicy, false, "", ""},
+		{"dashboard: the account pages' with the copy script", web.DashboardPolicy, true, "same-origin", "no-store"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,7 +99,12 @@ func TestSetHeaders(t *testing.T) {
 			for _, d := range []string{"default-src 'none'", "img-src data:", "base-uri 'none'", "frame-ancestors 'none'"} {
 				assert.Contains(t, csp, d)
 			}
-			assert.NotContains(t, csp, "script-src", "no script at all")
+			if tt.policy.CopyScript {
+				sum := sha256.Sum256([]byte(web.CopyScript))
+				assert.Contains(t, csp, "script-src 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"';", "the copy script alone")
+			} else {
+				assert.NotContains(t, csp, "script-src", "no script at all")
+			}
 			assert.Equal(t, tt.formAction, strings.Contains(csp, "form-action 'self'"))
 			assert.Equal(t, "nosniff", h.Get("X-Content-Type-Options"))
 			assert.Equal(t, "DENY", h.Get("X-Frame-Options"))

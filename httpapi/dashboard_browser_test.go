@@ -1,0 +1,181 @@
+package httpapi_test
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/auth"
+	"github.com/hoplink/hoplink/store/storetest"
+	"github.com/hoplink/hoplink/web/webtest"
+)
+
+// TestBrowserDashboardLinks walks the dashboard's links journey in headless
+// Chromium, without help from the test but the app (made through the store,
+// as the apps pages do not exist yet): sign in from the dashboard's address,
+// pick the organization, create a link in the form (after a refused try),
+// find it in the list, edit it, pause and resume it, and delete it through
+// its confirmation. Every page on the way is checked at a desktop's and a
+// phone's size for overflow and axe-core's serious and critical rules.
+func TestBrowserDashboardLinks(t *testing.T) {
+	bin := findChromium(exec.LookPath, isExecutable)
+	if bin == "" {
+		t.Skip(skipNoChromium)
+	}
+	h := newDashHarness(t, storetest.SQLite(t))
+	m := h.member(t, auth.RoleOwner)
+	beta := h.newOrg(t, "Beta")
+	_, err := h.orgs.AddMember(t.Context(), beta.ID, m.email, auth.RoleMember)
+	require.NoError(t, err)
+	appID := h.newApp(t, h.org.ID)
+	base := h.srv.URL
+	list := base + linksPath(h.org.ID)
+
+	axe := webtest.AxeOrSubtest(t)
+	browser := webtest.StartChromium(t, bin, 3*time.Minute)
+	step := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(browser, 40*time.Second)
+	}
+	location := func(t *testing.T, ctx context.Context) string {
+		t.Helper()
+		l, err := chromedp.Run(ctx, chromedp.Location())
+		require.NoError(t, err)
+		return l
+	}
+	// waitFor waits a few seconds for the element with id and, when it does
+	// not come, shows the page the browser is on instead.
+	waitFor := func(t *testing.T, ctx context.Context, id string) {
+		t.Helper()
+		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+			require.NoError(t, err, "waiting for #%s on %s:\n%s", id, location(t, ctx), body)
+		}
+	}
+	text := func(t *testing.T, ctx context.Context, id string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
+		require.NoError(t, err)
+		return strings.TrimSpace(s)
+	}
+
+	require.True(t, t.Run("sign in and pick the organization", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/dashboard")))
+		waitFor(t, ctx, "email")
+		assert.Equal(t, base+"/login?return_to=%2Fdashboard", location(t, ctx))
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.ID("email"), m.email),
+			chromedp.SendKeys(chromedp.ID("password"), testPassword),
+			chromedp.Click(chromedp.ID("sign-in")),
+		))
+		waitFor(t, ctx, "orgs")
+		assert.Equal(t, base+"/dashboard", location(t, ctx))
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//ul[@id="orgs"]//a[text()="Acme"]`)))
+		waitFor(t, ctx, "empty")
+		assert.Equal(t, list, location(t, ctx))
+		assert.Contains(t, text(t, ctx, "empty"), "Create your first link")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+	}))
+
+	require.True(t, t.Run("create a link in the form", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("new-link"))))
+		waitFor(t, ctx, "f-destination_url")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.SendKeys(chromedp.ID("f-destination_url"), "shop.example/spring"),
+			chromedp.SendKeys(chromedp.ID("f-slug"), "spring"),
+			chromedp.SendKeys(chromedp.ID("f-name"), "Spring sale"),
+			chromedp.SendKeys(chromedp.ID("f-tags"), "mail, spring"),
+			chromedp.SetValue(chromedp.ID("f-app_id"), appID.String()),
+			chromedp.Click(chromedp.ID("save")),
+		))
+		waitFor(t, ctx, "f-destination_url-error")
+		assert.Contains(t, text(t, ctx, "form-invalid"), "Some fields need a change")
+		typed, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID("f-name")))
+		require.NoError(t, err)
+		assert.Equal(t, "Spring sale", typed, "the form keeps what was typed")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.SetValue(chromedp.ID("f-destination_url"), "https://shop.example/spring"),
+			chromedp.Click(chromedp.ID("save")),
+		))
+		waitFor(t, ctx, "short-url")
+		assert.Equal(t, "The link was created.", text(t, ctx, "notice"))
+		assert.True(t, strings.HasSuffix(text(t, ctx, "short-url"), ".hop.test:8080/spring"), "on the app's subdomain")
+		shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.querySelector('button[data-copy]').hidden`))
+		require.NoError(t, err)
+		assert.True(t, shown, "the copy button's script runs under the CSP")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+	}))
+
+	require.True(t, t.Run("see it in the list and edit it", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(list)))
+		waitFor(t, ctx, "links")
+		assert.Equal(t, "1 to 1 of 1 links", text(t, ctx, "count"))
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//table[@id="links"]//a[text()="Spring sale"]`)))
+		waitFor(t, ctx, "edit-link")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("edit-link"))))
+		waitFor(t, ctx, "f-name")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.SetValue(chromedp.ID("f-name"), "Summer sale"),
+			chromedp.SetValue(chromedp.ID("f-utm_campaign"), "summer"),
+			chromedp.Click(chromedp.ID("save")),
+		))
+		waitFor(t, ctx, "notice")
+		assert.Equal(t, "The changes were saved.", text(t, ctx, "notice"))
+		title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("h1")))
+		require.NoError(t, err)
+		assert.Equal(t, "Summer sale", title)
+	}))
+
+	require.True(t, t.Run("pause and resume it", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("pause-link"))))
+		waitFor(t, ctx, "resume-link")
+		assert.Equal(t, "Paused", text(t, ctx, "link-state"))
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("resume-link"))))
+		waitFor(t, ctx, "pause-link")
+		assert.Equal(t, "Active", text(t, ctx, "link-state"))
+	}))
+
+	t.Run("delete it after confirming", func(t *testing.T) {
+		ctx, cancel := step()
+		defer cancel()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("delete-link"))))
+		waitFor(t, ctx, "confirm-button")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+		page := location(t, ctx)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("confirm-button"))))
+		assert.Equal(t, page, location(t, ctx), "the browser asks for the box first")
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.Click(chromedp.ID("confirm")),
+			chromedp.Click(chromedp.ID("confirm-button")),
+		))
+		waitFor(t, ctx, "empty")
+		assert.Equal(t, "The link was deleted.", text(t, ctx, "notice"))
+		assert.Equal(t, list+"?done=deleted", location(t, ctx))
+		assert.Zero(t, h.count(t, "links", h.org.ID))
+
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(page)))
+		waitFor(t, ctx, "message-link")
+		webtest.CheckPageAtEverySize(t, ctx, axe)
+	})
+}

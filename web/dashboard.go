@@ -1,0 +1,152 @@
+package web
+
+// DashboardView fills every dashboard page (PageDashboard...): the shell
+// (the signed-in user, the organization switcher and the sections the
+// member's role is offered) and one of the page parts below, the one its
+// page shows.
+type DashboardView struct {
+	Frame
+	// CSRF is the forms' token (field csrf_token).
+	CSRF string
+	// Email is the signed-in user's.
+	Email string
+	// Org is the organization the page is of; its ID is empty on the pages
+	// of no organization (the organization picker, a page not found).
+	Org DashboardOrg
+	// Orgs are the user's organizations, for the switcher.
+	Orgs []DashboardOrg
+	// Nav are the sections offered, in order.
+	Nav []NavItem
+
+	// Text, Onward and OnwardText fill PageDashboardMessage: a message and
+	// a link onwards.
+	Text, Onward, OnwardText string
+
+	Links   *LinkList
+	Link    *LinkDetail
+	Form    *Form
+	Confirm *Confirm
+}
+
+// DashboardOrg is one organization of the switcher.
+type DashboardOrg struct {
+	ID, Name string
+	// Role is the user's role in it.
+	Role string
+}
+
+// NavItem is one section of the dashboard's navigation.
+type NavItem struct {
+	Label, Path string
+	// Current marks the section of the page shown.
+	Current bool
+}
+
+// LinkList fills PageDashboardLinks.
+type LinkList struct {
+	// Search, Tag, State and Sort are the filters as the browser sent
+	// them, kept in the form.
+	Search, Tag, State, Sort string
+	States, Sorts            []Option
+	Rows                     []LinkRow
+	// Total is how many links match; From and To number the rows shown.
+	Total, From, To int
+	// Prev and Next are the neighbouring pages' URLs; "" when none.
+	Prev, Next string
+	// Filtered says that a filter is set: an empty list says so.
+	Filtered bool
+	// NewPath is the create form's path; "" when the role may not create.
+	NewPath string
+	// Path is the list's own path (the filter form's action).
+	Path string
+	// NoApp says that the organization has no app yet, which a first link
+	// needs.
+	NoApp bool
+}
+
+// LinkRow is one link of the list.
+type LinkRow struct {
+	Path, Title, ShortURL, Destination string
+	// State is Active, Paused or Expired.
+	State string
+	Tags  []string
+}
+
+// LinkDetail fills PageDashboardLink.
+type LinkDetail struct {
+	Title, ShortURL, State string
+	Tags                   []string
+	// Fields are the link's settings as label and value, in order; unset
+	// ones are left out.
+	Fields [][2]string
+	// RedirectedFrom are old short URLs that redirect here.
+	RedirectedFrom []string
+	// CanWrite says that the member may change the link: the edit, pause,
+	// resume and delete actions are offered.
+	CanWrite                                    bool
+	Active                                      bool
+	EditPath, PausePath, ResumePath, DeletePath string
+	ListPath                                    string
+	// Move is the move choice's form of a link on its app's previous
+	// subdomain; nil when the link is not waiting to move.
+	Move *MoveForm
+}
+
+// MoveForm is the move choice of a link waiting to move to its app's new
+// subdomain.
+type MoveForm struct {
+	Action string
+	// From and To are the previous and the current subdomain.
+	From, To string
+	// Choice is the saved choice ("keep", "new_slug" or "").
+	Choice  string
+	NewSlug string
+	Error   string
+}
+
+// Form is a dashboard form: fields in groups, each with the value typed
+// and the error the service gave it.
+type Form struct {
+	Action string
+	// Submit is the submit button's text; Cancel the path back.
+	Submit, Cancel string
+	Groups         []FieldGroup
+	// Invalid says that some field has an error: a summary is shown.
+	Invalid bool
+}
+
+// FieldGroup is a fieldset of a form.
+type FieldGroup struct {
+	Legend string
+	Fields []FormField
+}
+
+// FormField is one field of a form.
+type FormField struct {
+	// Name is the form field's name, and its element's id is "f-" + Name.
+	Name, Label string
+	// Type is an input type ("text", "url", "password", "number",
+	// "datetime-local", "checkbox"), "textarea" or "select".
+	Type  string
+	Value string
+	// Checked is a checkbox's state.
+	Checked bool
+	// Hint says what the field takes; Error what was wrong with it.
+	Hint, Error string
+	Required    bool
+	// MaxLength bounds a text field; 0 leaves it unbounded.
+	MaxLength int
+	Options   []Option
+}
+
+// ID is the field's element id.
+func (f FormField) ID() string { return "f-" + f.Name }
+
+// Confirm fills PageDashboardConfirm: a destructive action's confirmation,
+// which the action's handler requires (field confirm).
+type Confirm struct {
+	Action, Cancel string
+	// Question says what is about to happen; Check is the confirm
+	// checkbox's label; Button the submit button's text.
+	Question, Check, Button string
+}
