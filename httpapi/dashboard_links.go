@@ -48,6 +48,23 @@ func (d *dashboard) linkRoutes(root routes) {
 	root.handle(http.MethodGet, base+"/:id/delete", d.orgPage(d.confirmDelete))
 	root.handle(http.MethodPost, base+"/:id/delete", d.orgPage(d.deleteLink))
 	root.handle(http.MethodPost, base+"/:id/move", d.orgPage(d.moveLink))
+	root.handle(http.MethodGet, base+"/:id/qr", d.orgPage(d.linkQR))
+}
+
+// linkQR answers GET /links/{id}/qr: the QR code of the link's short URL
+// as GET /v1/links/{id}/qr draws it (the same format and size parameters),
+// offered as a download named after the slug.
+func (d *dashboard) linkQR(w http.ResponseWriter, req bunrouter.Request, c *dashCtx) error {
+	o, err := parseQRQuery(req.URL.Query())
+	if err != nil {
+		return d.serviceError(w, req.Request, c, err)
+	}
+	l, err := d.link(w, req, c)
+	if l == nil || err != nil {
+		return err
+	}
+	w.Header().Set("Content-Disposition", `attachment; filename="`+l.Slug+`-qr.`+o.format+`"`)
+	return writeQR(w, req.Request, o, l.ShortURL)
 }
 
 // linkListPageSize is the list's page size; maxLinkListPage bounds the page
@@ -347,6 +364,16 @@ func (d *dashboard) linkView(r *http.Request, c *dashCtx, l *linking.LinkWithRed
 	for _, rd := range l.RedirectedFrom {
 		detail.RedirectedFrom = append(detail.RedirectedFrom, rd.URL)
 	}
+	qr, err := newQRCode(l.ShortURL)
+	if err != nil {
+		return web.DashboardView{}, err
+	}
+	png, err := qr.png(QRDefaultSize)
+	if err != nil {
+		return web.DashboardView{}, err
+	}
+	detail.QR = qrDataURL(png)
+	detail.QRPNGPath, detail.QRSVGPath = path+"/qr?size=1024", path+"/qr?format=svg&size=1024"
 	return web.DashboardView{Frame: web.Frame{Title: detail.Title}, Nav: c.nav("Links"), Link: detail}, nil
 }
 

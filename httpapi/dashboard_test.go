@@ -1,8 +1,11 @@
 package httpapi_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"html"
+	"image/png"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -430,7 +433,7 @@ func TestDashboardTenantIsolationAndCSRF(t *testing.T) {
 		list := linksPath(h.org.ID)
 
 		f := list + "/" + foreign.ID.String()
-		for _, path := range []string{f, f + "/edit", f + "/delete", list + "/not-an-id", list + "/not-an-id/edit"} {
+		for _, path := range []string{f, f + "/edit", f + "/delete", f + "/qr", list + "/not-an-id", list + "/not-an-id/edit"} {
 			p := b.get(path)
 			assert.Equal(t, http.StatusNotFound, p.status, "GET %s: another organization's link is not found", path)
 			assert.NotContains(t, p.body, "foreign")
@@ -500,4 +503,49 @@ func TestDashboardMoveChoice(t *testing.T) {
 	assert.Equal(t, link+"?done=moved", p.location())
 	p = b.get(p.location())
 	assert.Contains(t, p.body, `id="notice">The move choice was saved.`)
+}
+
+// TestDashboardLinkQR proves the link page's QR code and its downloads: the
+// image on the page and the PNG both read back as the short URL, the SVG is
+// offered too, and a bad size is a 400 page.
+func TestDashboardLinkQR(t *testing.T) {
+	t.Parallel()
+	h := newDashHarness(t, storetest.SQLite(t))
+	owner := h.member(t, auth.RoleOwner)
+	l := h.memberLink(t, owner, h.newApp(t, h.org.ID), "qr-me")
+	b := h.signedIn(t, owner, "198.51.100.37")
+	path := linksPath(h.org.ID) + "/" + l.ID.String()
+
+	p := b.get(path)
+	require.Equal(t, http.StatusOK, p.status)
+	m := qrImage.FindStringSubmatch(p.body)
+	require.NotNil(t, m, "the link page shows its QR code")
+	raw, err := base64.StdEncoding.DecodeString(html.UnescapeString(m[1]))
+	require.NoError(t, err)
+	img, err := png.Decode(bytes.NewReader(raw))
+	require.NoError(t, err)
+	assert.Equal(t, l.ShortURL, decodeQR(t, img))
+	assert.Contains(t, p.body, `href="`+path+`/qr?size=1024"`)
+	assert.Contains(t, p.body, `href="`+path+`/qr?format=svg&amp;size=1024"`)
+
+	p = b.get(path + "/qr?size=1024")
+	require.Equal(t, http.StatusOK, p.status)
+	assert.Equal(t, "image/png", p.header.Get("Content-Type"))
+	assert.Equal(t, `attachment; filename="qr-me-qr.png"`, p.header.Get("Content-Disposition"))
+	img, err = png.Decode(strings.NewReader(p.body))
+	require.NoError(t, err)
+	assert.Equal(t, 1024, img.Bounds().Dx())
+	assert.Equal(t, l.ShortURL, decodeQR(t, img))
+
+	p = b.get(path + "/qr?format=svg")
+	require.Equal(t, http.StatusOK, p.status)
+	assert.Equal(t, "image/svg+xml", p.header.Get("Content-Type"))
+	assert.Equal(t, "default-src 'none'; frame-ancestors 'none'", p.header.Get("Content-Security-Policy"))
+	assert.True(t, strings.HasPrefix(p.body, "<svg "), "an SVG document")
+
+	for _, q := range []string{"?size=5", "?format=gif", "?size=256&size=512", "?colour=red"} {
+		p = b.get(path + "/qr" + q)
+		assert.Equal(t, http.StatusBadRequest, p.status, "GET qr%s", q)
+		assert.Contains(t, p.header.Get("Content-Type"), "text/html", "a page, not an image")
+	}
 }

@@ -227,17 +227,25 @@ func (a *API) linkQR(w http.ResponseWriter, req bunrouter.Request) error {
 	if err != nil {
 		return err
 	}
+	return writeQR(w, req.Request, o, l.ShortURL)
+}
+
+// writeQR answers a request for the QR code of shortURL under o: its ETag
+// (304 when If-None-Match names it), then the image, which may load and run
+// nothing when opened on its own.
+func writeQR(w http.ResponseWriter, r *http.Request, o qrOptions, shortURL string) error {
 	h := w.Header()
-	etag := o.etag(l.ShortURL)
+	etag := o.etag(shortURL)
 	h.Set("ETag", etag)
-	// Private: the answer needs a key. no-cache: a client keeps the image
-	// but asks again each time, and a changed short URL changes the ETag.
+	// Private: the answer needs a key or a session. no-cache: a client
+	// keeps the image but asks again each time, and a changed short URL
+	// changes the ETag.
 	h.Set("Cache-Control", "private, no-cache")
-	if inm := req.Header.Get("If-None-Match"); inm != "" && noneMatch(inm, etag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && noneMatch(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	img, err := o.render(l.ShortURL)
+	img, err := o.render(shortURL)
 	if err != nil {
 		return err
 	}
@@ -247,7 +255,7 @@ func (a *API) linkQR(w http.ResponseWriter, req bunrouter.Request) error {
 	// An SVG opened on its own is a document: it may load and run nothing.
 	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
 	w.WriteHeader(http.StatusOK)
-	if req.Method != http.MethodHead {
+	if r.Method != http.MethodHead {
 		_, _ = w.Write(img)
 	}
 	return nil

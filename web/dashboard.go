@@ -1,5 +1,7 @@
 package web
 
+import "html/template"
+
 // DashboardView fills every dashboard page (PageDashboard...): the shell
 // (the signed-in user, the organization switcher and the sections the
 // member's role is offered) and one of the page parts below, the one its
@@ -90,6 +92,10 @@ type LinkDetail struct {
 	// Move is the move choice's form of a link on its app's previous
 	// subdomain; nil when the link is not waiting to move.
 	Move *MoveForm
+	// QR is a QR code of ShortURL as a data: URL (the CSP allows data:
+	// images); QRPNGPath and QRSVGPath download it as PNG and SVG.
+	QR                   template.URL
+	QRPNGPath, QRSVGPath string
 }
 
 // MoveForm is the move choice of a link waiting to move to its app's new
