@@ -1,7 +1,9 @@
-// Package mcpserver is Hoplink's MCP server: a stateless Streamable HTTP
-// endpoint at POST /mcp on the service host, built on the official Go SDK
+// Package mcpserver is Hoplink's MCP server: a Streamable HTTP endpoint at
+// POST /mcp on the service host, built on the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk), with typed tools that call the
-// same service methods as their REST twins.
+// same service methods as their REST twins. A client that initializes gets
+// a session that no replica owns (see Handler); every other request is
+// served statelessly.
 //
 // # Tools
 //

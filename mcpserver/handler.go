@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hoplink/hoplink/account"
@@ -44,6 +45,11 @@ const MaxBodyBytes = strictjson.MaxBodyBytes
 
 // ServerName is the name the server gives in its implementation info.
 const ServerName = "hoplink"
+
+// SessionIdleTimeout is how long a session (see Handler) is kept without a
+// request before it is forgotten; a request naming a forgotten session is
+// served without one.
+const SessionIdleTimeout = 10 * time.Minute
 
 // Memberships reads the organizations a user belongs to, with the user's
 // current role; *account.Service implements it.
@@ -108,15 +114,33 @@ type Options struct {
 
 // Handler is the MCP endpoint. It serves POST /mcp; mount it for every
 // method of that path.
+//
+// Two of the SDK's Streamable HTTP handlers serve it, over the same tools.
+// A client that initializes (the protocol revisions before 2026-07-28) gets
+// a session from the stateful one: an Mcp-Session-Id that its later
+// requests carry, answered by that handler while this process holds the
+// session. Every other request is served by the stateless one: the
+// sessionless 2026-07-28 revision, a call sent without initializing, and a
+// request naming a session this process does not hold (one another replica
+// or an earlier run issued, or one idle past SessionIdleTimeout), so a
+// session never ties a client to one replica. A session holds only what
+// initialize negotiated: each request is authenticated, counted and
+// answered for its own caller, and a session is bound to the key or
+// connection that opened it. DELETE does not end a session (405): another
+// replica would go on serving it.
 type Handler struct {
 	opts     Options
 	log      *slog.Logger
-	sdk      *mcp.StreamableHTTPHandler
-	origins  *http.CrossOriginProtection
-	tools    []tool
-	byName   map[string]*tool
-	public   *url.URL
-	resource string
+	sdk      http.Handler // the SDK's stateless handler
+	sessions http.Handler // the SDK's stateful one, for initialized clients
+	// sessionServer is the server of the stateful handler, whose sessions
+	// are the ones this process holds.
+	sessionServer *mcp.Server
+	origins       *http.CrossOriginProtection
+	tools         []tool
+	byName        map[string]*tool
+	public        *url.URL
+	resource      string
 }
 
 // New returns the MCP endpoint.
@@ -152,16 +176,25 @@ func New(opts Options) *Handler {
 	for i := range h.tools {
 		h.byName[h.tools[i].def.Name] = &h.tools[i]
 	}
-	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
-		Stateless:    true,
-		JSONResponse: true,
-		Logger:       opts.Logger,
-		// Requests reach this handler only for the service host names
-		// (--service-host); a rebinding page's own host name is a link
-		// domain and never gets here. Origin is checked below.
+	// Requests reach these handlers only for the service host names
+	// (--service-host); a rebinding page's own host name is a link domain
+	// and never gets here. Origin is checked in ServeHTTP.
+	stateless := h.newServer()
+	h.sdk = withCaller(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return stateless }, &mcp.StreamableHTTPOptions{
+		Stateless:                  true,
+		JSONResponse:               true,
+		Logger:                     opts.Logger,
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        MaxBodyBytes,
-	})
+	}))
+	h.sessionServer = h.newServer()
+	h.sessions = withCaller(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.sessionServer }, &mcp.StreamableHTTPOptions{
+		JSONResponse:               true,
+		SessionTimeout:             SessionIdleTimeout,
+		Logger:                     opts.Logger,
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        MaxBodyBytes,
+	}))
 	return h
 }
 
@@ -271,7 +304,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	sdk := h.sdk
+	if h.inSession(r, calls, parsed) {
+		sdk = h.sessions
+	}
+	sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+}
+
+// inSession reports whether the stateful handler serves r: r initializes
+// (and gets a session), or r names a session this process holds.
+func (h *Handler) inSession(r *http.Request, calls []rpcCall, parsed bool) bool {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		for s := range h.sessionServer.Sessions() {
+			if s.ID() == id {
+				return true
+			}
+		}
+		return false
+	}
+	return parsed && slices.ContainsFunc(calls, func(c rpcCall) bool { return c.Method == "initialize" })
+}
+
+// withCaller hands the caller ServeHTTP authenticated to the SDK, through
+// its own bearer-token middleware: the tools read it from the request's
+// token info (callerOf), and the stateful handler binds a session to the
+// key or connection that opened it (TokenInfo.UserID), answering 403 to
+// another one.
+var withCaller = sdkauth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+	c, _ := ctx.Value(callerKey{}).(*caller)
+	if c == nil {
+		return nil, sdkauth.ErrInvalidToken
+	}
+	return &sdkauth.TokenInfo{UserID: c.bucket, Extra: map[string]any{callerExtra: c}}, nil
+}, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+
+// callerExtra is the TokenInfo.Extra key of the caller.
+const callerExtra = "hoplink.caller"
+
+// callerOf returns the caller of a tool call's request.
+func callerOf(req *mcp.CallToolRequest) *caller {
+	if req.Extra == nil || req.Extra.TokenInfo == nil {
+		return nil
+	}
+	c, _ := req.Extra.TokenInfo.Extra[callerExtra].(*caller)
+	return c
 }
 
 // count counts a request of caller c against its bucket (the per-key rule,
@@ -387,13 +463,9 @@ func (h *Handler) limit(w http.ResponseWriter, r *http.Request, bucket string, r
 	return ratelimit.Check(w, r, h.opts.Limiter, h.log, bucket, rule)
 }
 
-// server returns the MCP server of one request: stateless, so each request
-// gets a server whose tools act for the request's caller.
-func (h *Handler) server(r *http.Request) *mcp.Server {
-	c, _ := r.Context().Value(callerKey{}).(*caller)
-	if c == nil {
-		return nil
-	}
+// newServer returns an MCP server with the tools, which act for the caller
+// of each call's request (callerOf).
+func (h *Handler) newServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "Hoplink", Version: version.Get().String()}, &mcp.ServerOptions{
 		Instructions: "Hoplink deep links: read and change links, read apps, installs and attribution attempts. " +
 			"Tools act for one organization; call list_organizations to see which, and pass its id as org " +
@@ -405,6 +477,10 @@ func (h *Handler) server(r *http.Request) *mcp.Server {
 	for i := range h.tools {
 		t := &h.tools[i]
 		s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			c := callerOf(req)
+			if c == nil {
+				return nil, errors.New("mcpserver: a tool call without an authenticated caller")
+			}
 			return h.call(ctx, c, t, req.Params.Arguments), nil
 		})
 	}
@@ -412,8 +488,8 @@ func (h *Handler) server(r *http.Request) *mcp.Server {
 }
 
 // Capabilities returns what the server declares at initialize: tools,
-// prompts and resources without listChanged (the server is stateless and
-// never sends a notification; prompts and resources are served as empty
+// prompts and resources without listChanged (the server never sends a
+// notification; prompts and resources are served as empty
 // lists), and logging (logging/setLevel is answered). Completions and
 // resource subscriptions are not declared, and their methods answer
 // method-not-found.

@@ -272,6 +272,76 @@ func (s *Store) MigrateNames(ctx context.Context) ([]string, error) {
 	return names, nil
 }
 
+// MigrationState is one migration of package store/migrations and whether
+// it is applied.
+type MigrationState struct {
+	// Name is the migration's full name ("20261122000001_foundation").
+	Name string
+	// AppliedAt is when it was applied; zero while it is pending.
+	AppliedAt time.Time
+}
+
+// Applied reports whether the migration is applied.
+func (m MigrationState) Applied() bool { return !m.AppliedAt.IsZero() }
+
+// MigrationStatus returns every migration this build knows, oldest first,
+// each with when it was applied, read with bun's
+// Migrator.MigrationsWithStatus. It writes nothing and takes no lock: on a
+// database no migration ever ran on, every migration is pending. A
+// migration a newer build applied is not listed.
+func (s *Store) MigrationStatus(ctx context.Context) ([]MigrationState, error) {
+	m := migrate.NewMigrator(s.db, migrations.Migrations)
+	var list migrate.MigrationSlice
+	started, err := s.migrationsStarted(ctx)
+	if err == nil && started {
+		list, err = m.MigrationsWithStatus(ctx)
+	} else if err == nil {
+		list = migrations.Migrations.Sorted()
+	}
+	if err != nil {
+		return nil, s.err("migration status", err)
+	}
+	out := make([]MigrationState, len(list))
+	for i, mg := range list {
+		out[i] = MigrationState{Name: mg.String(), AppliedAt: mg.MigratedAt.UTC()}
+		if mg.GroupID == 0 {
+			out[i].AppliedAt = time.Time{}
+		}
+	}
+	return out, nil
+}
+
+// PendingMigrations returns how many migrations this build knows are not
+// applied (MigrationStatus).
+func (s *Store) PendingMigrations(ctx context.Context) (int, error) {
+	list, err := s.MigrationStatus(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, m := range list {
+		if !m.Applied() {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// migrationsStarted reports whether bun's migration table exists (in the
+// current schema on PostgreSQL), so that reading it does not fail on a
+// database no migration ever ran on.
+func (s *Store) migrationsStarted(ctx context.Context) (bool, error) {
+	var found bool
+	var err error
+	if s.db.Dialect().Name() == dialect.PG {
+		err = s.db.QueryRowContext(ctx, "SELECT to_regclass('bun_migrations') IS NOT NULL").Scan(&found)
+	} else {
+		err = s.db.QueryRowContext(ctx,
+			"SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'bun_migrations'").Scan(&found)
+	}
+	return found, err
+}
+
 // Rollback rolls back the last migration group, under the same lock as Migrate.
 func (s *Store) Rollback(ctx context.Context) error {
 	return s.withMigrator(ctx, "rollback", func(m *migrate.Migrator) error {

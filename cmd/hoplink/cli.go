@@ -337,10 +337,14 @@ func (e *cliEnv) serveCommand() *cli.Command {
 func (e *cliEnv) migrateCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "migrate",
-		Usage: "apply pending database migrations",
-		Flags: opFlags(jsonFlag),
+		Usage: "apply pending database migrations (--status: list applied and pending ones, change nothing)",
+		Flags: opFlags(jsonFlag,
+			&cli.BoolFlag{Name: "status", Usage: "list the migrations this version knows, applied and pending, and apply none"}),
 		Action: func(c *cli.Context) error {
 			return e.runWith(app.OpenOpsForMigrate, time.Minute, func(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+				if c.Bool("status") {
+					return migrationStatus(c, ops)
+				}
 				names, err := ops.Migrate(c.Context)
 				if err != nil {
 					return nil, nil, err
@@ -358,6 +362,48 @@ func (e *cliEnv) migrateCommand() *cli.Command {
 			})(c)
 		},
 	}
+}
+
+// migrationRow is one migration in `migrate --status --json`.
+type migrationRow struct {
+	Name      string     `json:"name"`
+	Applied   bool       `json:"applied"`
+	AppliedAt *time.Time `json:"applied_at"`
+}
+
+// migrationStatus answers `migrate --status`: every migration this build
+// knows, oldest first, and how many are pending.
+func migrationStatus(c *cli.Context, ops *app.Ops) (any, func(io.Writer), error) {
+	list, err := ops.MigrationStatus(c.Context)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]migrationRow, len(list))
+	pending := 0
+	for i, m := range list {
+		rows[i] = migrationRow{Name: m.Name, Applied: m.Applied()}
+		if m.Applied() {
+			at := m.AppliedAt.UTC().Truncate(time.Second)
+			rows[i].AppliedAt = &at
+		} else {
+			pending++
+		}
+	}
+	doc := map[string]any{"data": rows, "applied": len(rows) - pending, "pending": pending}
+	return doc, func(w io.Writer) {
+		for _, r := range rows {
+			if r.Applied {
+				fmt.Fprintf(w, "applied  %s  %s\n", r.Name, r.AppliedAt.Format(time.RFC3339))
+			} else {
+				fmt.Fprintf(w, "pending  %s\n", r.Name)
+			}
+		}
+		if pending == 0 {
+			fmt.Fprintf(w, "%d migrations, all applied: the database is up to date.\n", len(rows))
+			return
+		}
+		fmt.Fprintf(w, "%d migrations: %d applied, %d pending; `hoplink migrate` applies them.\n", len(rows), len(rows)-pending, pending)
+	}, nil
 }
 
 type orgCreated struct {

@@ -36,7 +36,7 @@ func TestEachCommandListsOnlyTheFlagsItUses(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"migrate"}, []string{"db", "json", "help"}},
+		{[]string{"migrate"}, []string{"db", "json", "status", "help"}},
 		{[]string{"org", "list"}, []string{"db", "json", "help"}},
 		{[]string{"key", "revoke"}, []string{"db", "json", "help"}},
 		{[]string{"member", "set-role"}, []string{"db", "org", "email", "role", "json", "help"}},

@@ -256,7 +256,8 @@ func NewLogger(lc fx.Lifecycle, cfg Config) *slog.Logger {
 }
 
 // OpenStore opens the database of cfg, migrates it when opts ask, and closes
-// it when the application stops.
+// it when the application stops. A PostgreSQL database it does not migrate
+// must have no migration of this build pending (refusePending).
 func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions, log *slog.Logger) (*store.Store, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -273,9 +274,33 @@ func OpenStore(lc fx.Lifecycle, cfg Config, opts StoreOptions, log *slog.Logger)
 			_ = s.Close()
 			return nil, err
 		}
+	} else if cfg.IsPostgres() {
+		if err := refusePending(ctx, s); err != nil {
+			_ = s.Close()
+			return nil, err
+		}
 	}
 	lc.Append(fx.StopHook(s.Close))
 	return s, nil
+}
+
+// refusePending returns an error, one line naming the count and `hoplink
+// migrate`, when migrations of this build are pending on s: a new version
+// does not start on an old schema. Migrations a newer build applied do not
+// count, so an old replica goes on starting while the others roll.
+func refusePending(ctx context.Context, s *store.Store) error {
+	n, err := s.PendingMigrations(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the migration status: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	noun := "migrations are"
+	if n == 1 {
+		noun = "migration is"
+	}
+	return fmt.Errorf("%d database %s pending: run `hoplink migrate` with the same --db, then start again", n, noun)
 }
 
 // logDatabase logs which database is opened: for a SQLite file its

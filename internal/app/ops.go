@@ -118,6 +118,12 @@ func (o *Ops) Migrate(ctx context.Context) ([]string, error) {
 	return o.store.MigrateNames(ctx)
 }
 
+// MigrationStatus lists the migrations this build knows, oldest first, with
+// when each was applied (zero while pending).
+func (o *Ops) MigrationStatus(ctx context.Context) ([]store.MigrationState, error) {
+	return o.store.MigrationStatus(ctx)
+}
+
 // CreateKey creates a key in orgID. With createdBy set, the user must be a
 // member of the organization and the key may carry only scopes the member's
 // role holds.
