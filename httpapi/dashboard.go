@@ -50,6 +50,7 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	root.handle(http.MethodGet, "/dashboard", d.page(d.home))
 	root.handle(http.MethodGet, "/dashboard/o/:org", d.orgPage(d.orgHome))
 	d.linkRoutes(root)
+	d.analyticsRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -62,6 +63,8 @@ type dashCtx struct {
 	p *auth.Principal
 	// base is the organization's path, /dashboard/o/{org_id}.
 	base string
+	// analytics says that the member is offered the analytics pages.
+	analytics bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -199,6 +202,7 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		}
 		c.p = dashboardPrincipal(who, c.m)
 		c.base = orgPath(c.m.OrgID)
+		c.analytics = d.hasAnalytics(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -216,6 +220,9 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 // A section whose pages are not built yet is absent, not a dead link.
 func (c *dashCtx) nav(current string) []web.NavItem {
 	items := []web.NavItem{{Label: "Links", Path: c.base + "/links"}}
+	if c.analytics {
+		items = append(items, web.NavItem{Label: "Analytics", Path: c.analyticsPath(nil)})
+	}
 	for i := range items {
 		items[i].Current = items[i].Label == current
 	}

@@ -373,6 +373,9 @@ func (d *dashboard) linkView(r *http.Request, c *dashCtx, l *linking.LinkWithRed
 		return web.DashboardView{}, err
 	}
 	detail.QR = qrDataURL(png)
+	if c.analytics {
+		detail.AnalyticsPath = c.analyticsPath(&l.ID)
+	}
 	detail.QRPNGPath, detail.QRSVGPath = path+"/qr?size=1024", path+"/qr?format=svg&size=1024"
 	return web.DashboardView{Frame: web.Frame{Title: detail.Title}, Nav: c.nav("Links"), Link: detail}, nil
 }

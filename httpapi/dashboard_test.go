@@ -11,11 +11,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
@@ -42,6 +44,7 @@ func newDashHarness(t *testing.T, s *store.Store) *dashHarness {
 		})
 		o.Links = dh.links
 		o.DefaultLinkDomain = linkDomain
+		o.Analytics = analytics.NewQueries(h.store, o.Orgs, analytics.QueriesOptions{Clock: h.clock.Now})
 	}))
 	return dh
 }
@@ -549,3 +552,88 @@ func TestDashboardLinkQR(t *testing.T) {
 		assert.Contains(t, p.header.Get("Content-Type"), "text/html", "a page, not an image")
 	}
 }
+
+// TestDashboardAnalytics proves the analytics page: the organization's and
+// a link's totals and breakdowns as the analytics API counts them, a
+// member's view limited to their own links, the form's bad values as 400
+// pages that keep it, and another organization's link as a 404.
+func TestDashboardAnalytics(t *testing.T) {
+	t.Parallel()
+	s := storetest.SQLite(t)
+	h := newDashHarness(t, s)
+	owner := h.member(t, auth.RoleOwner)
+	member := h.member(t, auth.RoleMember)
+	app := h.newApp(t, h.org.ID)
+	mine := h.memberLink(t, owner, app, "owned")
+	theirs := h.memberLink(t, member, app, "members")
+	other := h.newOrg(t, "Beta")
+	foreign := h.memberLink(t, h.newMember(t, other, auth.RoleOwner), h.newApp(t, other.ID), "foreign")
+
+	click := func(l *linking.Link, platform, country string) analytics.Click {
+		return analytics.Click{ID: uuid.Must(uuid.NewV7()), OrgID: l.OrgID, LinkID: l.ID, Domain: l.Domain, Slug: l.Slug,
+			OccurredAt: h.clock.Now().Add(-time.Hour), Source: analytics.SourceRedirect, Platform: platform, Country: country}
+	}
+	_, err := s.InsertClicks(t.Context(), []analytics.Click{
+		click(mine, "ios", "DE"), click(mine, "ios", "DE"), click(mine, "desktop", "FR"),
+		click(theirs, "android", "JP"), click(foreign, "android", "US"),
+	})
+	require.NoError(t, err)
+
+	b := h.signedIn(t, owner, "198.51.100.38")
+	base := "/dashboard/o/" + h.org.ID.String() + "/analytics"
+	p := b.get(linksPath(h.org.ID))
+	assert.Contains(t, p.body, `href="`+base+`"`, "the navigation offers analytics")
+
+	p = b.get(base)
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	assert.Contains(t, p.body, "<strong>4</strong> clicks and <strong>0</strong> attributed installs")
+	platforms := breakdownTable(t, p.body, "by-platform")
+	assert.Equal(t, map[string]string{"ios": "2", "desktop": "1", "android": "1", "Total": "4"}, platforms)
+	assert.Equal(t, map[string]string{"DE": "2", "FR": "1", "JP": "1", "Total": "4"}, breakdownTable(t, p.body, "by-country"))
+
+	p = b.get(linksPath(h.org.ID) + "/" + mine.ID.String())
+	assert.Contains(t, p.body, `href="`+base+`?link=`+mine.ID.String()+`"`, "the link page leads to its analytics")
+	p = b.get(base + "?link=" + mine.ID.String() + "&days=7&interval=day&tz=Europe/Berlin")
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	assert.Contains(t, p.body, "<strong>3</strong> clicks")
+	assert.Contains(t, p.body, "(Europe/Berlin)")
+	assert.Equal(t, map[string]string{"ios": "2", "desktop": "1", "Total": "3"}, breakdownTable(t, p.body, "by-platform"))
+
+	for _, q := range []string{"?days=5", "?interval=minute", "?tz=Mars/Olympus", "?colour=red", "?days=7&days=30",
+		"?tz=" + strings.Repeat("A", 80)} {
+		p = b.get(base + q)
+		assert.Equal(t, http.StatusBadRequest, p.status, "GET analytics%s", q)
+		assert.Contains(t, p.body, `id="show-analytics"`, "the form is kept")
+		assert.NotContains(t, p.body, `id="totals"`)
+	}
+	for _, q := range []string{"?link=" + foreign.ID.String(), "?link=not-an-id"} {
+		p = b.get(base + q)
+		assert.Equal(t, http.StatusNotFound, p.status, "GET analytics%s", q)
+		assert.NotContains(t, p.body, "foreign")
+	}
+
+	// A member reads their own links' clicks only.
+	mb := h.signedIn(t, member, "198.51.100.39")
+	p = mb.get(base)
+	require.Equal(t, http.StatusOK, p.status, p.body)
+	assert.Contains(t, p.body, "<strong>1</strong> clicks")
+	assert.Equal(t, map[string]string{"android": "1", "Total": "1"}, breakdownTable(t, p.body, "by-platform"))
+}
+
+// breakdownTable reads the clicks of each value from the table of the
+// breakdown chart id in body.
+func breakdownTable(t testing.TB, body, id string) map[string]string {
+	t.Helper()
+	start := strings.Index(body, `id="`+id)
+	require.GreaterOrEqual(t, start, 0, "the page has the breakdown %s", id)
+	rest := body[start:]
+	table := rest[strings.Index(rest, "<table"):]
+	table = table[:strings.Index(table, "</table>")]
+	out := map[string]string{}
+	for _, m := range tableRow.FindAllStringSubmatch(table, -1) {
+		out[html.UnescapeString(m[1])] = m[2]
+	}
+	return out
+}
+
+var tableRow = regexp.MustCompile(`<tr[^>]*><th scope="row"[^>]*>([^<]*)</th><td[^>]*>([0-9,]+)</td>`)

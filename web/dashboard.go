@@ -24,10 +24,34 @@ type DashboardView struct {
 	// a link onwards.
 	Text, Onward, OnwardText string
 
-	Links   *LinkList
-	Link    *LinkDetail
-	Form    *Form
-	Confirm *Confirm
+	Links     *LinkList
+	Link      *LinkDetail
+	Form      *Form
+	Confirm   *Confirm
+	Analytics *AnalyticsView
+}
+
+// AnalyticsView fills PageDashboardAnalytics: the window's form, the
+// totals, a time series and breakdowns of the organization's clicks or of
+// one link's.
+type AnalyticsView struct {
+	// Path is the page's own path (the form's action); LinkID the link
+	// filter, "" for the whole organization.
+	Path, LinkID string
+	// LinkTitle and LinkPath name the link the page is of.
+	LinkTitle, LinkPath string
+	// Days, Interval and Timezone are the form's values as chosen.
+	Days, Interval, Timezone    string
+	DayOptions, IntervalOptions []Option
+	// From and To are the window read, on the zone's clock; Clicks and
+	// Installs its totals; Unstored the clicks counted past the plan's
+	// allowance but not stored ("" when none or not known).
+	From, To                   string
+	Clicks, Installs, Unstored string
+	// Series is nil when the query was refused (the page's Error says
+	// why).
+	Series     *TimeSeries
+	Breakdowns []Breakdown
 }
 
 // DashboardOrg is one organization of the switcher.
@@ -96,6 +120,9 @@ type LinkDetail struct {
 	// images); QRPNGPath and QRSVGPath download it as PNG and SVG.
 	QR                   template.URL
 	QRPNGPath, QRSVGPath string
+	// AnalyticsPath is the link's analytics page; "" when the member is
+	// offered none.
+	AnalyticsPath string
 }
 
 // MoveForm is the move choice of a link waiting to move to its app's new

@@ -170,6 +170,18 @@ func dashboardSamples() []sample {
 	picker := shell("Choose an organization")
 	picker.Org = web.DashboardOrg{}
 	none := web.DashboardView{Frame: web.Frame{Title: "Dashboard"}, CSRF: csrf, Email: longEmail}
+	series := dailySeries()
+	stats := shell("Analytics of Winter sale: everything must go")
+	stats.Analytics = &web.AnalyticsView{Path: "/dashboard/o/1/analytics", LinkID: "2", LinkTitle: "Winter sale: everything must go",
+		LinkPath: "/dashboard/o/1/links/2", Days: "30", Interval: "day", Timezone: "Europe/Berlin",
+		DayOptions:      []web.Option{{Value: "7", Label: "Last 7 days"}, {Value: "30", Label: "Last 30 days"}},
+		IntervalOptions: []web.Option{{Value: "day", Label: "Days"}, {Value: "week", Label: "Weeks"}},
+		From:            "1 Mar 2030 10:00", To: "31 Mar 2030 10:00", Clicks: "1234567", Installs: "89012", Unstored: "420",
+		Series: &series, Breakdowns: []web.Breakdown{countryBreakdown(), refererBreakdown()}}
+	refused := shell("Analytics")
+	refused.Error = "Your plan reads the last 30 days of clicks."
+	refused.Analytics = &web.AnalyticsView{Path: "/dashboard/o/1/analytics", Days: "90", Interval: "day", Timezone: unbroken,
+		DayOptions: []web.Option{{Value: "90", Label: "Last 90 days"}}, IntervalOptions: []web.Option{{Value: "day", Label: "Days"}}}
 	return []sample{
 		{"dashboard links", web.PageDashboardLinks, list},
 		{"dashboard links, empty", web.PageDashboardLinks, empty},
@@ -181,6 +193,8 @@ func dashboardSamples() []sample {
 		{"dashboard message", web.PageDashboardMessage, msg},
 		{"dashboard organizations", web.PageDashboardOrgs, picker},
 		{"dashboard, no organization", web.PageDashboardOrgs, none},
+		{"dashboard analytics", web.PageDashboardAnalytics, stats},
+		{"dashboard analytics, refused", web.PageDashboardAnalytics, refused},
 	}
 }
 

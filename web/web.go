@@ -73,12 +73,13 @@ const (
 	PageConnections      = "connections"
 
 	// The dashboard's pages, filled by a DashboardView.
-	PageDashboardMessage = "dashboard-message"
-	PageDashboardOrgs    = "dashboard-orgs"
-	PageDashboardLinks   = "dashboard-links"
-	PageDashboardLink    = "dashboard-link"
-	PageDashboardForm    = "dashboard-form"
-	PageDashboardConfirm = "dashboard-confirm"
+	PageDashboardMessage   = "dashboard-message"
+	PageDashboardOrgs      = "dashboard-orgs"
+	PageDashboardLinks     = "dashboard-links"
+	PageDashboardLink      = "dashboard-link"
+	PageDashboardForm      = "dashboard-form"
+	PageDashboardConfirm   = "dashboard-confirm"
+	PageDashboardAnalytics = "dashboard-analytics"
 )
 
 // CopyScript is the one script of the pages: on the dashboard it shows
