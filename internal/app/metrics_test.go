@@ -258,3 +258,34 @@ func BenchmarkMetricsHooks(b *testing.B) {
 		observe(httpapi.RouteShortLink, http.StatusFound, 200*time.Microsecond)
 	}
 }
+
+// TestEveryServingBinaryServesMetrics starts each split binary with
+// --metrics-addr and scrapes it: the series of what it runs are there.
+func TestEveryServingBinaryServesMetrics(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		service fx.Option
+		want    []string
+	}{
+		{"hoplink-api", app.APIService(), []string{"hoplink_clicks_accepted_total", `hoplink_redirects_total{outcome="redirect"}`}},
+		{"hoplink-redirect", app.RedirectService(), []string{"hoplink_clicks_accepted_total", `hoplink_link_cache_lookups_total{cache="link",result="hit"}`}},
+		{"hoplink-auth", app.AuthService(), []string{`hoplink_oauth_tokens_issued_total{grant_type="refresh_token"}`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := validConfig(t)
+			cfg.LogLevel = slog.LevelWarn
+			cfg.Addr, cfg.MetricsAddr = testkit.FreeAddr(t), testkit.FreeAddr(t)
+			a := fx.New(app.Options(cfg, app.StoreOptions{Migrate: true}, tt.service), fx.NopLogger)
+			require.NoError(t, a.Err())
+			require.NoError(t, a.Start(context.Background()))
+			t.Cleanup(func() { assert.NoError(t, a.Stop(context.Background())) })
+			status, _ := call(t, cfg.Addr, "localhost", http.MethodGet, "/healthz", "", "", "")
+			require.Equal(t, http.StatusOK, status)
+			got := scrape(t, cfg.MetricsAddr)
+			for _, series := range append(tt.want, `go_sql_max_open_connections{db_name="hoplink"}`, "process_cpu_seconds_total",
+				`hoplink_http_request_duration_seconds_count{code="2xx",route="/healthz"}`) {
+				assert.Contains(t, got, series)
+			}
+		})
+	}
+}
