@@ -131,4 +131,6 @@ func TestRecorderMarksClicksPastTheAllowance(t *testing.T) {
 	st := r.Stats()
 	assert.Equal(t, uint64(2), st.Written)
 	assert.Equal(t, uint64(3), st.CountedOnly)
+	assert.Equal(t, uint64(3), st.OverAllowance, "counted apart from the clicks over the buffer")
+	assert.Zero(t, st.Overflowed)
 }

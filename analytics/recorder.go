@@ -90,6 +90,10 @@ type RecorderOptions struct {
 	// chunk of the spool, which is tried again until it is written.
 	// Default 5s.
 	MaxRetryBackoff time.Duration
+	// OnFlush, when not nil, is told of every insert of a batch, on the
+	// writer's goroutine: the clicks it held, how long it took and its
+	// error (nil once written). It must not block.
+	OnFlush func(clicks int, took time.Duration, err error)
 }
 
 // DefaultSpoolMaxBytes is RecorderOptions.SpoolMaxBytes when zero.
@@ -115,6 +119,9 @@ type Stats struct {
 	// CountedOnly is the clicks counted but not stored: past the allowance,
 	// or over the buffer.
 	CountedOnly uint64
+	// OverAllowance is the clicks Record marked to be counted but not
+	// stored because their organization was past its monthly allowance.
+	OverAllowance uint64
 	// Failed is the accepted clicks given up on: their batch failed every
 	// retry, or the shutdown timeout passed.
 	Failed uint64
@@ -160,7 +167,7 @@ type Recorder struct {
 	overflowMu sync.Mutex
 	overflow   map[overflowKey]*Click
 
-	accepted, dropped, overflowed, written, duplicates, countedOnly, failed, failedFlushes atomic.Uint64
+	accepted, dropped, overflowed, written, duplicates, countedOnly, failed, failedFlushes, overAllowance atomic.Uint64
 
 	// spool, when set, holds the accepted clicks instead of ch, and
 	// batches writes them (spool_writer.go).
@@ -289,6 +296,7 @@ func (r *Recorder) Record(c Click) bool {
 	}
 	if r.opts.Allowance != nil && !r.opts.Allowance.Store(c.OrgID) {
 		c.CountOnly = true
+		r.overAllowance.Add(1)
 	}
 	if r.spool != nil {
 		r.recordSpooled(&c)
@@ -350,6 +358,7 @@ func (r *Recorder) Stats() Stats {
 		Written:       r.written.Load(),
 		Duplicates:    r.duplicates.Load(),
 		CountedOnly:   r.countedOnly.Load(),
+		OverAllowance: r.overAllowance.Load(),
 		Failed:        r.failed.Load(),
 		FailedFlushes: r.failedFlushes.Load(),
 		Buffered:      len(r.ch),
@@ -506,9 +515,18 @@ func locate(c *Click, l geo.Locator) {
 func (r *Recorder) insert(ctx context.Context, batch []Click, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	began := r.clock.Now()
 	n, err := r.store.InsertClicks(ctx, batch)
 	if err == nil && (n < 0 || n > len(batch)) {
 		err = errors.New("analytics: store reported an impossible insert count")
 	}
+	r.flushed(len(batch), began, err)
 	return n, err
+}
+
+// flushed tells OnFlush of an insert of clicks that began at began.
+func (r *Recorder) flushed(clicks int, began time.Time, err error) {
+	if r.opts.OnFlush != nil {
+		r.opts.OnFlush(clicks, r.clock.Now().Sub(began), err)
+	}
 }

@@ -37,6 +37,33 @@ func TestRecorderFlushesFullBatches(t *testing.T) {
 	}
 }
 
+func TestRecorderTellsOnFlushOfEveryInsert(t *testing.T) {
+	s, clock := newFakeStore(), newFakeClock()
+	type flush struct {
+		clicks int
+		failed bool
+	}
+	var mu sync.Mutex
+	var flushes []flush
+	r := analytics.NewRecorder(s, analytics.RecorderOptions{BatchSize: 3, Clock: clock, Logger: quiet,
+		OnFlush: func(clicks int, took time.Duration, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			assert.GreaterOrEqual(t, took, time.Duration(0))
+			flushes = append(flushes, flush{clicks, err != nil})
+		}})
+	stop := start(r)
+	orgID := uuid.New()
+	for range 4 {
+		require.True(t, r.Record(click(orgID)))
+	}
+	assert.Equal(t, 3, <-s.attempts)
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []flush{{3, false}, {1, false}}, flushes, "each batch, the last partial one included")
+}
+
 func TestRecorderFlushesOnTheInterval(t *testing.T) {
 	s, clock := newFakeStore(), newFakeClock()
 	r := analytics.NewRecorder(s, analytics.RecorderOptions{BatchSize: 100, Clock: clock, Logger: quiet})

@@ -207,8 +207,10 @@ func (r *Recorder) writeChunks(ctx context.Context, seqs []int64) error {
 	if len(batch) > 0 {
 		clicks, countOnly := r.prepare(batch)
 		ctx, cancel := context.WithTimeout(ctx, r.opts.WriteTimeout)
+		began := r.clock.Now()
 		inserted, err := r.batches.InsertClickBatch(ctx, Batch{Spool: r.spool.id, Seq: last, Clicks: batch})
 		cancel()
+		r.flushed(len(batch), began, err)
 		switch {
 		case errors.Is(err, ErrBatchCommitted):
 			// Written by an earlier process that died before deleting it.

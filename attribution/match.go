@@ -134,6 +134,11 @@ type MatcherOptions struct {
 	// write, so their changes are seen at once; replicas, and changes made
 	// directly in the database, within AppsTTL.
 	AppsTTL time.Duration
+	// OnAttempt, when not nil, is told of every attempt once it is
+	// recorded (matched by a claim or a replay, or not matched with its
+	// FailReason), on the caller's goroutine. It must not block, and must
+	// not keep or change a.
+	OnAttempt func(a *Attempt)
 }
 
 // The apps cache of a Matcher.
@@ -153,6 +158,8 @@ type Matcher struct {
 	clock func() time.Time
 	model *Model
 	newID func() uuid.UUID
+	// onAttempt is MatcherOptions.OnAttempt.
+	onAttempt func(a *Attempt)
 
 	appsTTL time.Duration
 	mu      sync.Mutex
@@ -170,7 +177,7 @@ type cachedApps struct {
 // NewMatcher returns a Matcher over store.
 func NewMatcher(store Store, opts MatcherOptions) *Matcher {
 	m := &Matcher{store: store, clock: opts.Clock, model: opts.Model, newID: opts.NewID,
-		appsTTL: opts.AppsTTL, apps: map[uuid.UUID]cachedApps{}}
+		onAttempt: opts.OnAttempt, appsTTL: opts.AppsTTL, apps: map[uuid.UUID]cachedApps{}}
 	if m.appsTTL == 0 {
 		m.appsTTL = DefaultAppsTTL
 	}
@@ -599,6 +606,7 @@ func (m *Matcher) claim(ctx context.Context, r *request, session []Click, mt Mat
 		}
 		return MatchResult{}, fmt.Errorf("attribution: claim: %w", err)
 	}
+	m.recorded(&att)
 	return resultOf(rec.ID, payload), nil
 }
 
@@ -618,6 +626,7 @@ func (m *Matcher) replay(ctx context.Context, r *request, rec *InstallRecord) (M
 	if err := m.store.RecordAttempt(ctx, att); err != nil {
 		return MatchResult{}, true, fmt.Errorf("attribution: attempt: %w", err)
 	}
+	m.recorded(&att)
 	return resultOf(rec.ID, rec.Payload), true, nil
 }
 
@@ -629,7 +638,15 @@ func (m *Matcher) fail(ctx context.Context, r *request, reason FailReason) error
 	if err := m.store.RecordAttempt(ctx, att); err != nil {
 		return fmt.Errorf("attribution: attempt: %w", err)
 	}
+	m.recorded(&att)
 	return nil
+}
+
+// recorded tells OnAttempt of att, recorded.
+func (m *Matcher) recorded(att *Attempt) {
+	if m.onAttempt != nil {
+		m.onAttempt(att)
+	}
 }
 
 func resultOf(installID uuid.UUID, p *Payload) MatchResult {

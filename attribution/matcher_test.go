@@ -526,3 +526,31 @@ func TestRecordTimesAreMilliseconds(t *testing.T) {
 		assert.True(t, want.Equal(ins[0].InstalledAt), "installed_at %s", ins[0].InstalledAt)
 	})
 }
+
+func TestOnAttemptIsToldOfEveryRecordedAttempt(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		f := newFixture(t, s)
+		var seen []string
+		f.m = attribution.NewMatcher(s, attribution.MatcherOptions{Clock: f.clock.Now, OnAttempt: func(a *attribution.Attempt) {
+			switch {
+			case a.Matched:
+				seen = append(seen, string(*a.MatchSource)+" "+string(*a.MatchType))
+			default:
+				seen = append(seen, "unmatched "+string(*a.FailReason))
+			}
+		}})
+		f.click(clickSpec{ago: 3 * time.Minute})
+		req := iosRequest()
+		_, err := f.match(f.input(req, ""))
+		require.NoError(t, err)
+		f.clock.Advance(time.Hour)
+		_, err = f.match(f.input(req, "198.51.100.200"))
+		require.NoError(t, err)
+		f.clock.Advance(24 * time.Hour)
+		_, err = f.match(f.input(req, "198.51.100.200"))
+		require.NoError(t, err)
+		assert.Equal(t, []string{"claim probabilistic", "replay probabilistic", "unmatched " + string(*f.lastAttempt().FailReason)}, seen,
+			"the claim, its replay, and the attempt past the replay window that matched nothing")
+	})
+}

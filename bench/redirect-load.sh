@@ -19,7 +19,13 @@
 # sends to different places and records with different devices), SPOOL_COMPARE
 # (unset: 1 also runs hoplink serve with --spool-dir off, clicks kept in
 # memory, on a fresh database after the main run, and prints what the
-# durable click spool costs in requests per second). Every request goes to
+# durable click spool costs in requests per second), METRICS_COMPARE
+# (unset: 1 also runs hoplink serve with --metrics-addr on a fresh
+# database after the main run, which runs without it, scrapes /metrics
+# once, and prints both runs' requests per second, p99 and server CPU per
+# request, utime + stime from /proc/PID/stat over the measured run divided
+# by its requests; METRICS_PORT (18083) and METRICS_ADDR_PORT (18084) are
+# its ports). Every request goes to
 # 127.0.0.1. wrk is installed from Debian when it is missing and this runs as
 # root; otherwise install it first. Not part of .ci/run: it takes about a
 # minute and its figures depend on the machine.
@@ -34,6 +40,9 @@ HOPLINK_PORT=${HOPLINK_PORT:-18080}
 MINIMAL_PORT=${MINIMAL_PORT:-18081}
 NOSPOOL_PORT=${NOSPOOL_PORT:-18082}
 SPOOL_COMPARE=${SPOOL_COMPARE:-}
+METRICS_PORT=${METRICS_PORT:-18083}
+METRICS_ADDR_PORT=${METRICS_ADDR_PORT:-18084}
+METRICS_COMPARE=${METRICS_COMPARE:-}
 PLAN=${PLAN:-scale}
 VISITORS=${VISITORS:-desktop}
 case "$VISITORS" in desktop|mixed) ;; *) echo "redirect-load: VISITORS must be desktop or mixed" >&2; exit 1 ;; esac
@@ -61,9 +70,10 @@ tmp=$(mktemp -d)
 hoplink_pid=
 minimal_pid=
 nospool_pid=
+metrics_pid=
 cleanup() {
   # Only the processes this script started, by their ids.
-  for pid in $hoplink_pid $minimal_pid $nospool_pid; do
+  for pid in $hoplink_pid $minimal_pid $nospool_pid $metrics_pid; do
     kill "$pid" 2>/dev/null || true
   done
   wait 2>/dev/null || true
@@ -191,6 +201,7 @@ run hoplink-warmup "$HOPLINK_PORT" "$WARMUP"
 h_cpu0=$(settled "$hoplink_pid")
 run hoplink "$HOPLINK_PORT" "$DURATION"
 h_cpu1=$(settled "$hoplink_pid")
+cpu_hoplink=$((h_cpu1 - h_cpu0))
 
 log "stopping hoplink serve with SIGTERM"
 kill -TERM "$hoplink_pid"
@@ -323,6 +334,54 @@ if [ -n "$SPOOL_COMPARE" ]; then
     printf "The spool costs %.1f%% of the requests per second (target: at most 5%%): %s\n", cost * 100, (cost <= 0.05 ? "met" : "not met")
     if (n_rows < n_counted)
       print "Not comparable: without the spool, clicks that found the memory buffer full were counted without being stored, which costs the writer less."
+  }'
+fi
+if [ -n "$METRICS_COMPARE" ]; then
+  # The same server on a fresh database with --metrics-addr: every request
+  # observed in the request histogram, every redirect counted by outcome.
+  db3="$tmp/metrics.db"
+  "$tmp/hoplink" org create --db "$db3" --name Bench --plan "$PLAN" --json >"$tmp/org3.json"
+  key3=$(jfield raw_key "$tmp/org3.json")
+  log "starting hoplink serve --metrics-addr 127.0.0.1:$METRICS_ADDR_PORT on 127.0.0.1:$METRICS_PORT"
+  "$tmp/hoplink" serve --db "$db3" --addr "127.0.0.1:$METRICS_PORT" --no-bootstrap \
+    --metrics-addr "127.0.0.1:$METRICS_ADDR_PORT" >"$tmp/serve3.log" 2>&1 &
+  metrics_pid=$!
+  wait_http "http://127.0.0.1:$METRICS_PORT/healthz"
+  wait_http "http://127.0.0.1:$METRICS_ADDR_PORT/metrics"
+  api3() { curl -fsS --max-time 10 -H "Host: localhost" -H "Authorization: Bearer $key3" \
+    -H 'Content-Type: application/json' -d "$2" -o "$3" "http://127.0.0.1:$METRICS_PORT$1"; }
+  api3 /v1/apps '{"name":"Bench"}' "$tmp/app3.json"
+  app3_id=$(jfirst id "$tmp/app3.json")
+  api3 /v1/links '{"destination_url":"https://shop.example/p?id=1","slug":"'"$SLUG"'","app_id":"'"$app3_id"'","utm_source":"newsletter","utm_campaign":"spring"}' "$tmp/link3.json"
+  [ "$(jfirst domain "$tmp/link3.json")" = "$domain" ] || die "the metrics server's link is not on $domain"
+  log "hoplink --metrics-addr: warm-up ($WARMUP), then wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency"
+  run metrics-warmup "$METRICS_PORT" "$WARMUP"
+  cpu_before=$(settled "$metrics_pid")
+  run metrics "$METRICS_PORT" "$DURATION"
+  cpu_metrics=$(( $(settled "$metrics_pid") - cpu_before ))
+  curl -fsS --max-time 10 -o "$tmp/scrape.txt" "http://127.0.0.1:$METRICS_ADDR_PORT/metrics"
+  kill -TERM "$metrics_pid"; wait "$metrics_pid" 2>/dev/null || true; metrics_pid=
+  [ "$(field metrics status_errors)" = 0 ] || { cat "$tmp/metrics.txt" >&2; die "the metrics run saw answers other than 2xx or 3xx"; }
+  redirects=$(sed -n 's/^hoplink_redirects_total{outcome="redirect"} \([0-9.e+]*\)$/\1/p' "$tmp/scrape.txt")
+  [ -n "$redirects" ] || die "the scrape has no hoplink_redirects_total{outcome=\"redirect\"}"
+  awk -v o_req="$(field hoplink requests)" -v o_dur="$(field hoplink duration_us)" -v o_p99="$(field hoplink p99_us)" \
+    -v m_req="$(field metrics requests)" -v m_dur="$(field metrics duration_us)" -v m_p99="$(field metrics p99_us)" \
+    -v o_cpu="$cpu_hoplink" -v m_cpu="$cpu_metrics" -v tck="$hz" -v redirects="$redirects" '
+  BEGIN {
+    o_rps = o_req / (o_dur / 1e6); m_rps = m_req / (m_dur / 1e6); cost = 1 - m_rps / o_rps
+    # CPU per request in microseconds: ticks / CLK_TCK seconds over the requests.
+    o_us = o_cpu / tck * 1e6 / o_req; m_us = m_cpu / tck * 1e6 / m_req; cpu_cost = m_us / o_us - 1
+    print ""
+    print "## What the metrics cost"
+    print ""
+    print "| server | requests | requests/s | p99 | server CPU (utime+stime) | CPU per request |"
+    print "|---|---|---|---|---|---|"
+    printf "| hoplink serve, no --metrics-addr (the default) | %d | %.0f | %.2f ms | %.2f s | %.1f µs |\n", o_req, o_rps, o_p99 / 1000, o_cpu / tck, o_us
+    printf "| hoplink serve --metrics-addr | %d | %.0f | %.2f ms | %.2f s | %.1f µs |\n", m_req, m_rps, m_p99 / 1000, m_cpu / tck, m_us
+    print ""
+    printf "Metrics cost %.1f%% of the requests per second (target: at most 3%%): %s\n", cost * 100, (cost <= 0.03 ? "met" : "not met")
+    printf "Metrics cost %+.1f%% CPU per request.\n", cpu_cost * 100
+    printf "The scrape after the run counts %d redirects (hoplink_redirects_total{outcome=\"redirect\"}).\n", redirects
   }'
 fi
 if [ "$counted" -lt "$seen" ]; then

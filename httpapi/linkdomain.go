@@ -111,6 +111,10 @@ type LinkDomainOptions struct {
 	// VerifyPassword checks a link password against its stored hash;
 	// identity.VerifyPassword (argon2id) when nil.
 	VerifyPassword func(hash, password string) (bool, error)
+	// OnOutcome, when not nil, is told how each request for a short link
+	// (RouteShortLink) was answered, on the request's goroutine; it must
+	// not block. Nil tells nothing.
+	OnOutcome func(Outcome)
 }
 
 // Response headers of the link-domain handler.
@@ -205,8 +209,13 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch path {
 	case "/healthz", "/readyz":
+		SetRoute(w, path)
 		h.health.ServeHTTP(w, r)
 		return
+	case AASAPath:
+		SetRoute(w, AASAPath)
+	case AssetLinksPath:
+		SetRoute(w, AssetLinksPath)
 	}
 	// POST is answered only by a password-protected link (its form); every
 	// other address answers GET and HEAD.
@@ -235,19 +244,22 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	slug := linking.NormalizeSlugForLookup(strings.TrimPrefix(path, "/"))
 	if !linking.ValidResolveSlug(slug) {
 		// "/", a path of several segments or one that no slug could match:
-		// no lookup needed.
+		// no lookup needed, and no route.
 		h.fail(w, r, errLinkNotFound)
 		return
 	}
+	SetRoute(w, RouteShortLink)
 	host := HostOf(r)
 	res, moved, err := h.opts.Resolver.ResolveAddress(r.Context(), host, slug)
 	if err != nil {
+		h.outcome(outcomeOf(err))
 		h.lookupFailed(w, r, err)
 		return
 	}
 	h.lookups.success(r.Context())
 	if moved {
 		if post {
+			h.outcome(OutcomeError)
 			w.Header().Set("Allow", "GET, HEAD")
 			h.fail(w, r, errMethodNotAllowed)
 			return
@@ -260,6 +272,7 @@ func (h *LinkDomain) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if post {
+		h.outcome(OutcomeError)
 		w.Header().Set("Allow", "GET, HEAD")
 		h.fail(w, r, errMethodNotAllowed)
 		return
@@ -277,6 +290,7 @@ var errLinkNotFound = errcode.New(errcode.NotFound, "link not found")
 func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host string, res *linking.Resolved, device linking.Device) {
 	clickID, err := uuid.NewV7()
 	if err != nil {
+		h.outcome(OutcomeError)
 		h.fail(w, r, err)
 		return
 	}
@@ -307,6 +321,7 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 			Query:          r.URL.RawQuery,
 		})
 	}
+	h.outcome(OutcomeRedirect)
 	h.writeRedirect(w, r, http.StatusFound, location)
 }
 
@@ -315,6 +330,7 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 // as long as the link, and is freed when the link is deleted), and the same
 // short body as a redirect. No click is recorded.
 func (h *LinkDomain) movedPermanently(w http.ResponseWriter, r *http.Request, l *linking.Link) {
+	h.outcome(OutcomeMoved)
 	location := linking.ShortURL(h.opts.ShortURLBase, l.Domain, l.Slug)
 	if r.URL.RawQuery != "" {
 		location += "?" + r.URL.RawQuery
@@ -361,6 +377,7 @@ var (
 // preview answers a bot with the link's preview tags. The title falls back
 // to the link's name, then to its destination.
 func (h *LinkDomain) preview(w http.ResponseWriter, r *http.Request, res *linking.Resolved) {
+	h.outcome(OutcomePreview)
 	l := res.Link
 	d := web.PreviewView{URL: l.DestinationURL, Card: "summary", Frame: web.Frame{Title: l.DestinationURL}}
 	switch {

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -38,6 +40,15 @@ func BenchmarkLinkDomainRedirect(b *testing.B) {
 	// (the batched write is measured by store's BenchmarkInsertClicks500).
 	withClicks := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r,
 		OnRedirect: httpapi.RecordClicks(discardClicks{}, params.Options{})})
+	// With the hooks serve gives when --metrics-addr is set: outcomes and
+	// requests counted (by atomic counters here: the Prometheus side is
+	// measured by internal/app's BenchmarkMetricsHooks).
+	var outcomes [httpapi.NumOutcomes]atomic.Uint64
+	var requests atomic.Uint64
+	withMetrics := httpapi.Instrument(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r,
+		OnRedirect: httpapi.RecordClicks(discardClicks{}, params.Options{}),
+		OnOutcome:  func(o httpapi.Outcome) { outcomes[o].Add(1) }}),
+		func(route string, status int, took time.Duration) { requests.Add(1) })
 
 	for _, bc := range []struct {
 		name, ua string
@@ -50,6 +61,8 @@ func BenchmarkLinkDomainRedirect(b *testing.B) {
 		// With the access log serve writes by default (to a text handler
 		// that discards its lines, so that formatting is counted).
 		{"iphone-click-accesslog", uaIPhone, httpapi.AccessLog(withClicks, slog.New(slog.NewTextHandler(io.Discard, nil)))},
+		{"iphone-click-metrics", uaIPhone, withMetrics},
+		{"iphone-click-accesslog-metrics", uaIPhone, httpapi.AccessLog(withMetrics, slog.New(slog.NewTextHandler(io.Discard, nil)))},
 	} {
 		h := bc.h
 		b.Run(bc.name, func(b *testing.B) {

@@ -198,6 +198,7 @@ func (h *LinkDomain) protected(w http.ResponseWriter, r *http.Request, host, slu
 
 // showPasswordForm writes the password form with a fresh CSRF token.
 func (h *LinkDomain) showPasswordForm(w http.ResponseWriter, r *http.Request, status int, domain, slug, msg string) {
+	h.outcome(OutcomePassword)
 	action := "/" + slug
 	if r.URL.RawQuery != "" {
 		action += "?" + r.URL.RawQuery

@@ -216,7 +216,7 @@ func newRouter(opts Options) (*API, routes) {
 	a := &API{opts: opts, log: opts.Logger, methods: map[string][]string{}, sdk: map[string]bool{},
 		devices: linking.NewDeviceCache(0)}
 	a.router = bunrouter.New(
-		bunrouter.Use(a.recoverer, a.requestID),
+		bunrouter.Use(nameRoute, a.recoverer, a.requestID),
 		bunrouter.WithNotFoundHandler(a.notFound),
 		bunrouter.WithMethodNotAllowedHandler(a.methodNotAllowed),
 	)

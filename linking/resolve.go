@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -249,6 +250,33 @@ func (r *Resolver) ResolveAddress(ctx context.Context, domain, slug string) (res
 	return res, false, err
 }
 
+// CacheStats are the answers of one of a Resolver's caches since it was
+// made. A lookup that reads the link of an old address counts twice: the
+// old address, then the link.
+type CacheStats struct {
+	// Hits are the answers from a fresh entry.
+	Hits uint64
+	// Misses are the lookups that loaded from the store, or waited for
+	// another lookup's load, failed loads and stale answers after them
+	// included.
+	Misses uint64
+	// Stale are the answers from an expired entry while the store could
+	// not be reached (ResolverOptions.StaleIfError).
+	Stale uint64
+}
+
+// LinkCacheStats returns the answers of the link cache (Resolve,
+// ResolveAddress).
+func (r *Resolver) LinkCacheStats() CacheStats { return r.links.stats() }
+
+// AppCacheStats returns the answers of the cache of link domains' apps
+// (AppForDomain).
+func (r *Resolver) AppCacheStats() CacheStats { return r.apps.stats() }
+
+func (c *ttlCache[K, V]) stats() CacheStats {
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Stale: c.staleHits.Load()}
+}
+
 // checkState returns res when its link is served at now: nil (no link) and
 // a paused link are 404, an expired link 410.
 func checkState(res *Resolved, now time.Time) (*Resolved, error) {
@@ -474,6 +502,9 @@ type ttlCache[K comparable, V any] struct {
 	// gen counts invalidations; a load that began before one does not
 	// store its answer.
 	gen uint64
+
+	// hits, misses and stale count the answers of get (CacheStats).
+	hits, misses, staleHits atomic.Uint64
 }
 
 type ttlEntry[V any] struct {
@@ -517,20 +548,24 @@ func (c *ttlCache[K, V]) staleOK(e ttlEntry[V], now time.Time) bool {
 func (c *ttlCache[K, V]) get(ctx context.Context, key K, now time.Time, ttl time.Duration,
 	load func(context.Context) (V, error)) (V, error) {
 	if ttl < 0 {
+		c.misses.Add(1)
 		return load(ctx)
 	}
 	c.mu.RLock()
 	e, ok := c.entries[key]
 	c.mu.RUnlock()
 	if ok && c.answers(e, now) {
+		c.count(e, now)
 		return e.value, nil
 	}
 
 	c.mu.Lock()
 	if e, ok := c.entries[key]; ok && c.answers(e, now) {
 		c.mu.Unlock()
+		c.count(e, now)
 		return e.value, nil
 	}
+	c.misses.Add(1)
 	if call, ok := c.inflight[key]; ok {
 		c.mu.Unlock()
 		select {
@@ -588,7 +623,18 @@ func (c *ttlCache[K, V]) staleAnswer(key K, err error, now time.Time, retryAfter
 		e.retry = now.Add(retryAfter)
 		c.entries[key] = e
 	}
+	c.staleHits.Add(1)
 	return e.value, nil
+}
+
+// count counts an answer of e at now without a load: a hit while e is
+// fresh, else a stale answer.
+func (c *ttlCache[K, V]) count(e ttlEntry[V], now time.Time) {
+	if now.Before(e.expires) {
+		c.hits.Add(1)
+	} else {
+		c.staleHits.Add(1)
+	}
 }
 
 // evict removes one entry, expired if it finds one among the first few it

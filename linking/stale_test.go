@@ -311,3 +311,38 @@ func TestResolverWaitersOfAFailedReloadGetTheStaleAnswer(t *testing.T) {
 	}
 	assert.EqualValues(t, 1, s.calls.Load(), "one reload for all")
 }
+
+func TestResolverCountsCacheHitsMissesAndStaleAnswers(t *testing.T) {
+	t.Parallel()
+	s, c, r := newOutageFixture(linking.ResolverOptions{TTL: 5 * time.Second, StaleIfError: time.Hour})
+	ctx := context.Background()
+	s.put(&linking.Link{Domain: "hop.test", Slug: "a", IsActive: true, DestinationURL: "https://a.example/"})
+	s.apps["app.hop.test"] = &linking.App{Name: "A"}
+
+	_, err := r.Resolve(ctx, "hop.test", "a") // miss: loaded
+	require.NoError(t, err)
+	for range 3 {
+		_, err = r.Resolve(ctx, "hop.test", "a") // hits
+		require.NoError(t, err)
+	}
+	_, err = r.Resolve(ctx, "hop.test", "unknown") // miss, cached as none
+	requireCode(t, err, errcode.NotFound)
+	assert.Equal(t, linking.CacheStats{Hits: 3, Misses: 2}, r.LinkCacheStats())
+
+	s.mode.Store(storeDown)
+	c.Advance(5 * time.Second)
+	_, err = r.Resolve(ctx, "hop.test", "a") // miss, answered stale after the failed reload
+	require.NoError(t, err)
+	_, err = r.Resolve(ctx, "hop.test", "a") // stale without a reload
+	require.NoError(t, err)
+	_, err = r.Resolve(ctx, "hop.test", "unknown") // miss, never served stale
+	requireUnavailable(t, err)
+	assert.Equal(t, linking.CacheStats{Hits: 3, Misses: 4, Stale: 2}, r.LinkCacheStats())
+
+	s.mode.Store(storeUp)
+	_, err = r.AppForDomain(ctx, "app.hop.test")
+	require.NoError(t, err)
+	_, err = r.AppForDomain(ctx, "app.hop.test")
+	require.NoError(t, err)
+	assert.Equal(t, linking.CacheStats{Hits: 1, Misses: 1}, r.AppCacheStats(), "the apps' cache counts apart")
+}

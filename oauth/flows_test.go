@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -587,4 +588,27 @@ func TestPageErrorIsAPage(t *testing.T) {
 	assert.Equal(t, "DENY", page.header.Get("X-Frame-Options"))
 	assert.Equal(t, "no-store", page.header.Get("Cache-Control"))
 	assert.NotEmpty(t, page.header.Get("Content-Security-Policy"))
+}
+
+func TestOnTokenIssuedCountsEachTokenResponseByGrantType(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	issued := map[string]int{}
+	h := newHarness(t, storetest.SQLite(t), func(o *oauth.Options) {
+		o.OnTokenIssued = func(grantType string) {
+			mu.Lock()
+			defer mu.Unlock()
+			issued[grantType]++
+		}
+	})
+	user, o := h.member(t, "Acme", auth.RoleOwner)
+	b := h.browser(t)
+	c := h.connect(t, b, user.Email, o.ID.String(), "links:read")
+	res := b.tokens(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {c.refresh}, "client_id": {c.clientID}})
+	require.Equal(t, http.StatusOK, res.status, res.body)
+	res = b.tokens(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"not-a-token"}, "client_id": {c.clientID}})
+	require.Equal(t, http.StatusBadRequest, res.status, "a refused request issues nothing")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, map[string]int{"authorization_code": 1, "refresh_token": 1}, issued)
 }

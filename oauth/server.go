@@ -94,6 +94,10 @@ type Options struct {
 	Clock func() time.Time
 	// Logger receives unexpected errors; slog.Default when nil.
 	Logger *slog.Logger
+	// OnTokenIssued, when not nil, is told of every token response of
+	// POST /oauth/token, by its grant type (authorization_code or
+	// refresh_token), on the request's goroutine; it must not block.
+	OnTokenIssued func(grantType string)
 }
 
 // Server is the authorization server. Its Routes are mounted on the service

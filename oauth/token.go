@@ -61,6 +61,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.provider.WriteAccessResponse(ctx, w, ar, resp)
+	if s.opts.OnTokenIssued != nil {
+		// The grant type was checked above: one of two.
+		s.opts.OnTokenIssued(r.PostForm.Get("grant_type"))
+	}
 }
 
 // revoke answers POST /oauth/revoke (RFC 7009). Revoking an access or a

@@ -24,7 +24,7 @@ const SessionPurgeInterval = 10 * time.Minute
 // replica; otherwise in this process.
 func NewAccounts(lc fx.Lifecycle, s *store.Store, secret Secret, limiter ratelimit.Limiter, log *slog.Logger) (*account.Service, error) {
 	var opts account.ServiceOptions
-	if r, ok := limiter.(*ratelimit.Redis); ok {
+	if r, ok := ratelimit.Unwrap(limiter).(*ratelimit.Redis); ok {
 		opts.Limiter = r.Lockout(lockoutRule, log)
 	}
 	svc, err := account.NewService(s, secret, opts)

@@ -78,6 +78,9 @@ type Config struct {
 	// loopback, private, link-local and metadata addresses, for tests and
 	// private networks.
 	WebhookAllowPrivate bool
+	// MetricsAddr is the listen address of the Prometheus /metrics
+	// endpoint, a listener of its own; empty serves no metrics.
+	MetricsAddr string
 }
 
 // zeroDisables turns an operator's duration, where zero turns a feature off,
@@ -147,6 +150,8 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "comma-separated browser origins (https://app.example) allowed to call /mcp and the OAuth token, registration and revocation endpoints from another site, or * for any; the OAuth metadata documents allow any origin (default none)"},
 		&cli.BoolFlag{Name: "webhook-allow-private", EnvVars: []string{"HOPLINK_WEBHOOK_ALLOW_PRIVATE"},
 			Usage: "allow webhook URLs on loopback, private, link-local and metadata addresses, and plain http (for tests and private networks)"},
+		&cli.StringFlag{Name: "metrics-addr", EnvVars: []string{"HOPLINK_METRICS_ADDR"},
+			Usage: "listen address (host:port) of the Prometheus /metrics endpoint, a listener of its own, never the one of --addr (default none: no metrics)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
 		&cli.StringFlag{Name: "log-format", Value: "text", EnvVars: []string{"HOPLINK_LOG_FORMAT"}, Usage: "text or json"},
 		&cli.BoolFlag{Name: "no-access-log", EnvVars: []string{"HOPLINK_NO_ACCESS_LOG"},
@@ -253,6 +258,7 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		SpoolMaxBytes:     v.Int64("spool-max-bytes"),
 		LogFormat:         v.String("log-format"),
 		AccessLog:         true,
+		MetricsAddr:       strings.TrimSpace(v.String("metrics-addr")),
 
 		WebhookAllowPrivate: v.Bool("webhook-allow-private"),
 	}
@@ -269,6 +275,13 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		}
 		if !v.IsSet("short-url-base") && cfg.ShortURLBase == serveShortURLBase {
 			cfg.ShortURLBase = "http://{domain}" + portSuffix(port)
+		}
+	}
+	if cfg.MetricsAddr != "" {
+		if _, ok := listenPort(cfg.MetricsAddr); !ok {
+			errs = append(errs, fmt.Errorf("--metrics-addr must be host:port or :port, got %q", cfg.MetricsAddr))
+		} else if cfg.MetricsAddr == cfg.Addr {
+			errs = append(errs, errors.New("--metrics-addr must differ from --addr: metrics are never served on the service's listener"))
 		}
 	}
 	if v.defined("no-access-log") {

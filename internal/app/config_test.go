@@ -23,7 +23,7 @@ var operatorEnv = []string{
 	"HOPLINK_REDIS", "HOPLINK_DNS_SERVER", "HOPLINK_CNAME_TARGET", "HOPLINK_SECRET_FILE",
 	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_DB_TIMEOUT", "HOPLINK_STALE_IF_ERROR",
 	"HOPLINK_LOG_LEVEL", "HOPLINK_LOG_FORMAT", "HOPLINK_SPOOL_DIR", "HOPLINK_SPOOL_MAX_BYTES", "HOPLINK_NO_ACCESS_LOG",
-	"HOPLINK_CORS_ORIGINS",
+	"HOPLINK_CORS_ORIGINS", "HOPLINK_METRICS_ADDR",
 }
 
 // clearOperatorEnv unsets every HOPLINK_ variable for the test, so that the
@@ -106,6 +106,7 @@ func TestConfigFromCLIDefaults(t *testing.T) {
 			assert.Equal(t, time.Hour, cfg.StaleIfError, "known links redirect for an hour of outage")
 			assert.Empty(t, cfg.CORSOrigins, "no origin may call /mcp from another site by default")
 			assert.False(t, cfg.WebhookAllowPrivate, "webhooks reach public addresses only by default")
+			assert.Empty(t, cfg.MetricsAddr, "no metrics listener by default")
 		})
 	}
 }
@@ -138,6 +139,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"--db-timeout", "250ms",
 				"--stale-if-error", "6h",
 				"--webhook-allow-private",
+				"--metrics-addr", "127.0.0.1:9090",
 			},
 			check: func(t *testing.T, cfg app.Config) {
 				assert.Equal(t, "/var/lib/hoplink/data.db", cfg.DB)
@@ -157,6 +159,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, 250*time.Millisecond, cfg.DBTimeout)
 				assert.Equal(t, 6*time.Hour, cfg.StaleIfError)
 				assert.True(t, cfg.WebhookAllowPrivate)
+				assert.Equal(t, "127.0.0.1:9090", cfg.MetricsAddr)
 			},
 		},
 		{
@@ -201,6 +204,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"HOPLINK_DB_TIMEOUT":            "2s",
 				"HOPLINK_STALE_IF_ERROR":        "30m",
 				"HOPLINK_WEBHOOK_ALLOW_PRIVATE": "true",
+				"HOPLINK_METRICS_ADDR":          ":9464",
 			},
 			check: func(t *testing.T, cfg app.Config) {
 				assert.Equal(t, "/srv/env.db", cfg.DB)
@@ -220,6 +224,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, 2*time.Second, cfg.DBTimeout)
 				assert.True(t, cfg.WebhookAllowPrivate)
 				assert.Equal(t, 30*time.Minute, cfg.StaleIfError)
+				assert.Equal(t, ":9464", cfg.MetricsAddr)
 			},
 		},
 		{
@@ -338,6 +343,9 @@ func TestConfigFromCLIRefusesInvalidValues(t *testing.T) {
 		{name: "a cors origin of another scheme", env: map[string]string{"HOPLINK_CORS_ORIGINS": "ftp://app.example"}, want: []string{"--cors-origins"}},
 		{name: "negative database deadline", args: []string{"--db-timeout", "-1s"}, want: []string{"--db-timeout"}},
 		{name: "negative stale bound", env: map[string]string{"HOPLINK_STALE_IF_ERROR": "-5m"}, want: []string{"--stale-if-error"}},
+		{name: "metrics address without a port", args: []string{"--metrics-addr", "127.0.0.1"}, want: []string{"--metrics-addr", "host:port"}},
+		{name: "metrics on the service's listener", env: map[string]string{"HOPLINK_METRICS_ADDR": "127.0.0.1:8080"},
+			want: []string{"--metrics-addr must differ from --addr"}},
 		{name: "empty default link domain", args: []string{"--default-link-domain", "  "}, want: []string{"--default-link-domain"}},
 		{
 			name: "postgres DSN without a secret file",

@@ -35,6 +35,7 @@ type StoreOptions struct {
 var Core = fx.Module("core",
 	fx.Provide(
 		NewLogger,
+		NewMetrics,
 		LoadSecret,
 		OpenStore,
 		fx.Annotate(func(s *store.Store) *store.Store { return s }, fx.As(new(auth.KeyStore))),
@@ -62,6 +63,7 @@ var Core = fx.Module("core",
 	// The secret is loaded (and created beside SQLite) on every start, so a
 	// missing or short secret fails the start rather than a later request.
 	fx.Invoke(func(Secret) {}),
+	MetricsListener,
 )
 
 // NewExports returns the click exports over s, reading plans from orgs,
@@ -129,12 +131,14 @@ func RunRenameSweeper(lc fx.Lifecycle, apps *linking.AppService, log *slog.Logge
 // NewResolver returns the link-domain resolver over s, with its default
 // cache (linking.DefaultResolveTTL, linking.DefaultResolveCacheSize), the
 // configuration's database deadline and its stale-if-error bound.
-func NewResolver(s *store.Store, cfg Config) *linking.Resolver {
-	return linking.NewResolver(s, linking.ResolverOptions{
+func NewResolver(s *store.Store, cfg Config, m *Metrics) *linking.Resolver {
+	r := linking.NewResolver(s, linking.ResolverOptions{
 		DefaultLinkDomain: cfg.DefaultLinkDomain,
 		StoreTimeout:      zeroDisables(cfg.DBTimeout),
 		StaleIfError:      zeroDisables(cfg.StaleIfError),
 	})
+	m.WatchResolver(r)
+	return r
 }
 
 // NewLinkService returns the link service over s, with the configuration's
@@ -357,10 +361,12 @@ func DBForLog(db string) string {
 	return u.Redacted()
 }
 
-// NewLimiter returns the Redis limiter when cfg names Redis and the in-process one otherwise.
-func NewLimiter(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ratelimit.Limiter, error) {
+// NewLimiter returns the Redis limiter when cfg names Redis and the
+// in-process one otherwise, its refusals counted by m. Use
+// ratelimit.Unwrap to tell the Redis limiter under it.
+func NewLimiter(lc fx.Lifecycle, cfg Config, m *Metrics, log *slog.Logger) (ratelimit.Limiter, error) {
 	if cfg.Redis == "" {
-		return ratelimit.NewMemory(ratelimit.MemoryOptions{}), nil
+		return m.Limiter(ratelimit.NewMemory(ratelimit.MemoryOptions{})), nil
 	}
 	r, err := ratelimit.OpenRedis(cfg.Redis)
 	if err != nil {
@@ -375,7 +381,7 @@ func NewLimiter(lc fx.Lifecycle, cfg Config, log *slog.Logger) (ratelimit.Limite
 		},
 		OnStop: func(context.Context) error { return r.Close() },
 	})
-	return r, nil
+	return m.Limiter(r), nil
 }
 
 // NewAuthenticator returns the key authenticator, whose key lookups run

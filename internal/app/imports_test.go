@@ -45,6 +45,8 @@ var importRules = []importRule{
 	// store implements oauth's fosite storage, as it implements every
 	// service's Store interface.
 	{module + "/oauth", append([]string{module + "/store"}, wiring...), "no adapter imports another adapter"},
+	// The packages expose counters and hooks; one place registers them.
+	{"github.com/prometheus/client_golang", []string{module + "/internal/app"}, "domain packages stay free of the metrics library"},
 }
 
 // leafImports are the module packages each leaf package may import: the

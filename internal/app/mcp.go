@@ -12,6 +12,7 @@ import (
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/cors"
+	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/mcpserver"
 	"github.com/hoplink/hoplink/org"
@@ -66,11 +67,14 @@ func newServiceRoutes(fallback http.Handler, routes []ServiceRoute) http.Handler
 
 func (h *serviceHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if route, ok := h.exact[r.URL.Path]; ok {
+		// The path is one of the routes': a bounded label.
+		httpapi.SetRoute(w, r.URL.Path)
 		route.ServeHTTP(w, r)
 		return
 	}
 	for _, p := range h.prefixes {
 		if strings.HasPrefix(r.URL.Path, p.Path) {
+			httpapi.SetRoute(w, p.Path+"*")
 			p.Handler.ServeHTTP(w, r)
 			return
 		}

@@ -51,6 +51,7 @@ type OAuthServerDeps struct {
 	Secret    Secret
 	Limiter   ratelimit.Limiter
 	Accounts  *account.Service
+	Metrics   *Metrics
 }
 
 // NewOAuthServer returns the authorization server over the store, its
@@ -68,6 +69,8 @@ func NewOAuthServer(d OAuthServerDeps) (*oauth.Server, error) {
 		Limiter:   d.Limiter,
 		ClientIP:  func(r *http.Request) netip.Addr { return httpapi.ClientIPFrom(r.Context()) },
 		Logger:    log,
+		// Counts the tokens issued, when the metrics are on.
+		OnTokenIssued: d.Metrics.OnTokenIssued(),
 		// Consents cover only what the MCP tools use: the token reaches
 		// /mcp, never /v1.
 		Scopes:       mcpScopes(),

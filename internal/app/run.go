@@ -66,6 +66,7 @@ type LinkDomainDeps struct {
 	Limiter  ratelimit.Limiter
 	Resolver *linking.Resolver
 	Clicks   *analytics.Recorder
+	Metrics  *Metrics
 }
 
 // NewLinkDomain returns the link-domain handler over the resolver, with
@@ -75,7 +76,7 @@ type LinkDomainDeps struct {
 // locked link is locked on every replica; otherwise in this process.
 func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 	var lockout ratelimit.Lockout
-	if r, ok := d.Limiter.(*ratelimit.Redis); ok {
+	if r, ok := ratelimit.Unwrap(d.Limiter).(*ratelimit.Redis); ok {
 		lockout = r.Lockout(func(string) ratelimit.LockoutRule { return httpapi.DefaultLinkLockout }, d.Log)
 	}
 	return httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
@@ -89,6 +90,7 @@ func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 		Secret:          d.Secret,
 		Limiter:         d.Limiter,
 		OnRedirect:      httpapi.RecordClicks(d.Clicks, params.Options{}),
+		OnOutcome:       d.Metrics.OnOutcome(),
 	})
 }
 
@@ -130,13 +132,14 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 // allocated and mapped, the last one cut and closed) happens on a
 // redirect's path, under the spool's mutex, so it should be rare; a
 // chunk rotates every second too, so a small load is written as soon.
-func NewClickRecorder(lc fx.Lifecycle, cfg Config, s *store.Store, locator geo.Locator, log *slog.Logger) (*analytics.Recorder, error) {
+func NewClickRecorder(lc fx.Lifecycle, cfg Config, s *store.Store, locator geo.Locator, m *Metrics, log *slog.Logger) (*analytics.Recorder, error) {
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
 	rec, err := analytics.OpenRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log,
-		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes, BatchSize: recorderBatch})
+		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes, BatchSize: recorderBatch, OnFlush: m.OnFlush()})
 	if err != nil {
 		return nil, fmt.Errorf("--spool-dir %s: %w", cfg.SpoolDir, err)
 	}
+	m.WatchRecorder(rec)
 	if cfg.SpoolDir != "" {
 		log.Info("clicks are kept in a durable spool until written", "spool_dir", cfg.SpoolDir)
 	}

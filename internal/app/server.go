@@ -82,8 +82,8 @@ func NewQueries(s *store.Store, orgs *org.Service) *analytics.Queries {
 // NewMatcher returns the attribution matcher over s with its default model.
 // The apps service of the same binary empties its in-process cache of an
 // organization's apps on every app write (NewAppService).
-func NewMatcher(s *store.Store) *attribution.Matcher {
-	return attribution.NewMatcher(s, attribution.MatcherOptions{})
+func NewMatcher(s *store.Store, m *Metrics) *attribution.Matcher {
+	return attribution.NewMatcher(s, attribution.MatcherOptions{OnAttempt: m.OnAttempt()})
 }
 
 // APIDeps are the dependencies of the REST API.
@@ -162,11 +162,15 @@ var Server = fx.Module("server",
 	fx.Invoke(RunServer),
 )
 
-// RunServer starts an HTTP server for h in lc.
-func RunServer(lc fx.Lifecycle, cfg Config, h Handler, log *slog.Logger) {
+// RunServer starts an HTTP server for h in lc, its requests observed by m
+// (httpapi.Instrument) when the metrics are on.
+func RunServer(lc fx.Lifecycle, cfg Config, h Handler, m *Metrics, log *slog.Logger) {
 	var handler http.Handler = h
+	if observe := m.ObserveRequest(); observe != nil {
+		handler = httpapi.Instrument(handler, observe)
+	}
 	if cfg.AccessLog {
-		handler = httpapi.AccessLog(h, log)
+		handler = httpapi.AccessLog(handler, log)
 	}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
