@@ -433,9 +433,23 @@ func (s *Store) FinishDelivery(ctx context.Context, id, lease uuid.UUID, o webho
 			return err
 		}
 		n, err := res.RowsAffected()
-		disabled = n == 1
+		if err != nil || n != 1 {
+			return err
+		}
+		disabled = true
+		if o.Disabled == nil {
+			return nil
+		}
+		row, err := fromAuditEvent(o.Disabled)
+		if err != nil {
+			return err
+		}
+		_, err = tx.NewInsert().Model(row).Exec(ctx)
 		return err
 	})
+	if err != nil {
+		disabled = false
+	}
 	return disabled, s.err("finish delivery", err)
 }
 
