@@ -72,7 +72,7 @@ func TestChangesWriteTheirWebhookEvents(t *testing.T) {
 		_, err = s.SetDomainsSuspended(ctx, w.orgID, true, c.next())
 		require.NoError(t, err)
 		_, err = s.SetDomainsSuspended(ctx, w.orgID, false, c.next())
-		require.NoError(t, err, "restored: no event")
+		require.NoError(t, err)
 
 		u := createUser(t, s, c, "ann@example.com")
 		addMember(t, s, c, w.orgID, u, auth.RoleAdmin)
@@ -93,7 +93,7 @@ func TestChangesWriteTheirWebhookEvents(t *testing.T) {
 
 		events := outbox(t, s)
 		assert.ElementsMatch(t, []string{"link.created", "link.updated", "link.deleted", "domain.verified", "domain.suspended",
-			"member.joined", "member.removed", "member.joined", "member.removed", "install.attributed", "install.unattributed"},
+			"domain.restored", "member.joined", "member.removed", "member.joined", "member.removed", "install.attributed", "install.unattributed"},
 			types(events), "one event per change")
 		byType := map[string][]map[string]any{}
 		for _, e := range events {
@@ -106,6 +106,10 @@ func TestChangesWriteTheirWebhookEvents(t *testing.T) {
 		assert.Equal(t, "links.acme.example", byType["domain.verified"][0]["domain"])
 		assert.Equal(t, true, byType["domain.verified"][0]["verified"])
 		assert.Equal(t, "links.acme.example", byType["domain.suspended"][0]["domain"])
+		assert.NotNil(t, byType["domain.suspended"][0]["suspended_at"], "when it was suspended")
+		assert.Equal(t, "links.acme.example", byType["domain.restored"][0]["domain"])
+		assert.Nil(t, byType["domain.restored"][0]["suspended_at"])
+		assert.Contains(t, byType["domain.restored"][0], "suspended_at")
 		var joined, removed []string
 		for _, m := range byType["member.joined"] {
 			joined = append(joined, m["email"].(string)+" "+m["role"].(string))
