@@ -446,3 +446,26 @@ func TestDisablingAnEndpointWritesItsAuditEntryInTheSameTransaction(t *testing.T
 		assert.Equal(t, late, *hook.DisabledAt)
 	})
 }
+
+// A bulk of events larger than one insert statement's rows lands whole:
+// every event, and one delivery for each of two endpoints.
+func TestEnqueueEventsInSeveralStatements(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		createEndpoint(t, s, c, acme.ID, webhook.LinkUpdated)
+		createEndpoint(t, s, c, acme.ID, webhook.LinkUpdated)
+		events := make([]webhook.Event, 1201)
+		for i := range events {
+			events[i] = newEvent(t, c, acme.ID, webhook.LinkUpdated, nil, nil)
+		}
+		require.NoError(t, s.EnqueueEvents(ctx, events))
+		n, err := s.DB().NewSelect().Table("webhook_events").Where("org_id = ?", acme.ID).Count(ctx)
+		require.NoError(t, err)
+		assert.EqualValues(t, 1201, n)
+		n, err = s.DB().NewSelect().Table("webhook_deliveries").Where("org_id = ?", acme.ID).Count(ctx)
+		require.NoError(t, err)
+		assert.EqualValues(t, 2402, n)
+	})
+}
