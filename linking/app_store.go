@@ -32,10 +32,11 @@ type AppStore interface {
 	// iOS and Android fields) and updated_at; errcode.ErrNotFound when the
 	// app is not in app.OrgID; conflicts as CreateApp.
 	UpdateApp(ctx context.Context, app *App) error
-	// DeleteApp deletes app id of orgID and returns it as it was; the database
-	// deletes the SDK keys tied to it and sets app_id null on its links.
-	// errcode.ErrNotFound when there is none in orgID.
-	DeleteApp(ctx context.Context, orgID, id uuid.UUID) (*App, error)
+	// DeleteApp deletes app d.ID of d.OrgID and returns it as it was; the
+	// database deletes the SDK keys tied to it, and its links get app_id
+	// null and updated_at d.At, each announced as link.updated in the same
+	// transaction. errcode.ErrNotFound when there is none in d.OrgID.
+	DeleteApp(ctx context.Context, d AppDeletion) (*App, error)
 	// AppByHandle returns the app with handle, whatever its organization;
 	// errcode.ErrNotFound when there is none.
 	AppByHandle(ctx context.Context, handle string) (*App, error)
@@ -78,3 +79,12 @@ var (
 	// ErrAppLimit: the organization already has as many apps as allowed.
 	ErrAppLimit = errors.New("app limit reached")
 )
+
+// AppDeletion is one app to delete (AppStore.DeleteApp).
+type AppDeletion struct {
+	OrgID, ID uuid.UUID
+	// At is when: the updated_at of the links the app leaves.
+	At time.Time
+	// ShortURLBase builds the short_url of those links' link.updated events.
+	ShortURLBase string
+}

@@ -79,6 +79,9 @@ type RenameEnd struct {
 	OldHandle         string
 	Previous, Current string
 	At, HoldUntil     time.Time
+	// ShortURLBase builds the short_url of the moved links' link.updated
+	// events.
+	ShortURLBase string
 }
 
 // RenameEnded is what EndRenamePeriod did.
@@ -303,7 +306,7 @@ func (s *AppService) settle(ctx context.Context, ss AppSubdomainStore, app *App)
 	// At, and the store then ends nothing.
 	ends := *app.RenameEndsAt
 	e := &RenameEnd{OrgID: app.OrgID, AppID: app.ID, Previous: previous, Current: NormalizeDomain(app.LinkDomain),
-		At: ends, HoldUntil: ends.Add(HandleHold)}
+		At: ends, HoldUntil: ends.Add(HandleHold), ShortURLBase: s.shortURLBase}
 	e.OldHandle, _ = strings.CutSuffix(previous, "."+s.defaultLinkDomain)
 	ended, err := ss.EndRenamePeriod(ctx, e)
 	s.changed(app.OrgID)

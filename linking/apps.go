@@ -84,6 +84,11 @@ type AppServiceOptions struct {
 	// CustomDomains lists each organization's live custom domains, which an
 	// app may take as its default link domain. If nil, NoCustomDomains.
 	CustomDomains CustomDomains
+	// ShortURLBase is the LinkService's (LinkServiceOptions.ShortURLBase):
+	// it builds the short_url of the links an app's deletion or the end of
+	// its rename period changes, which their link.updated events carry. If
+	// empty, DefaultShortURLBase.
+	ShortURLBase string
 	// OnLeftBehind is told when the end of app's rename period left n
 	// links without a keep choice on its old subdomain, their slug taken
 	// on the new one (the server logs it). If nil, nothing is told.
@@ -103,6 +108,7 @@ type AppService struct {
 	onAppChange       func(orgID uuid.UUID)
 	domains           CustomDomains
 	onLeftBehind      func(app *App, n int)
+	shortURLBase      string
 }
 
 // NewAppService returns the apps service over store, reading the
@@ -117,10 +123,13 @@ func NewAppService(store AppStore, orgs OrgReader, opts AppServiceOptions) *AppS
 	if opts.CustomDomains == nil {
 		opts.CustomDomains = NoCustomDomains{}
 	}
+	if opts.ShortURLBase == "" {
+		opts.ShortURLBase = DefaultShortURLBase
+	}
 	return &AppService{
 		store: store, orgs: orgs, forget: opts.Forget, defaultLinkDomain: NormalizeDomain(opts.DefaultLinkDomain),
 		clock: opts.Clock, random: opts.Random, onAppChange: opts.OnAppChange, domains: opts.CustomDomains,
-		onLeftBehind: opts.OnLeftBehind,
+		onLeftBehind: opts.OnLeftBehind, shortURLBase: opts.ShortURLBase,
 	}
 }
 
@@ -296,13 +305,14 @@ func (s *AppService) Update(ctx context.Context, p *auth.Principal, id uuid.UUID
 
 // Delete deletes app id of p's organization and returns it as it was. The
 // database deletes the SDK keys tied to it (they answer 401 from now on) and
-// keeps the organization's links, with app_id null. NOT_FOUND when there is
+// keeps the organization's links, with app_id null (each announced as
+// link.updated). NOT_FOUND when there is
 // no such app in p's organization.
 func (s *AppService) Delete(ctx context.Context, p *auth.Principal, id uuid.UUID) (*App, error) {
 	if _, err := p.Authorize(auth.ScopeAppsWrite, auth.ActAppsWrite); err != nil {
 		return nil, err
 	}
-	a, err := s.store.DeleteApp(ctx, p.OrgID, id)
+	a, err := s.store.DeleteApp(ctx, AppDeletion{OrgID: p.OrgID, ID: id, At: s.now(), ShortURLBase: s.shortURLBase})
 	s.changed(p.OrgID)
 	if err != nil {
 		return nil, errcode.NotFoundAs(err, "app not found")

@@ -166,7 +166,8 @@ func (s *appStore) UpdateApp(_ context.Context, app *linking.App) error {
 	return errcode.ErrNotFound
 }
 
-func (s *appStore) DeleteApp(_ context.Context, orgID, id uuid.UUID) (*linking.App, error) {
+func (s *appStore) DeleteApp(_ context.Context, d linking.AppDeletion) (*linking.App, error) {
+	orgID, id := d.OrgID, d.ID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, a := range s.apps {

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var (
@@ -277,6 +278,11 @@ func (s *Store) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*lin
 			return err
 		}
 		res := &linking.RenameEnded{}
+		announce, err := s.wantsEvent(ctx, tx, e.OrgID, webhook.LinkUpdated)
+		if err != nil {
+			return err
+		}
+		var events []webhook.Event
 		for _, l := range links {
 			if l.Kept {
 				continue
@@ -304,13 +310,28 @@ func (s *Store) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*lin
 				Where("domain = ? AND slug = ? AND link_id = ?", e.Current, l.Slug, l.ID).Exec(ctx); err != nil {
 				return err
 			}
-			_, err := tx.NewUpdate().Model((*linkRow)(nil)).
+			var moved linkRow
+			err := tx.NewUpdate().Model(&moved).
 				Set("domain = ?", e.Current).
 				Set("updated_at = ?", utc(e.At)).
-				Where("id = ? AND domain = ?", l.ID, e.Previous).
-				Exec(ctx)
-			if err != nil {
+				Where("l.id = ? AND l.domain = ?", l.ID, e.Previous).
+				Returning("*").
+				Scan(ctx)
+			updated := err == nil
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return err
+			}
+			if announce && updated {
+				ml, err := toLink(&moved)
+				if err != nil {
+					return err
+				}
+				ml.ShortURL = linking.ShortURL(e.ShortURLBase, ml.Domain, ml.Slug)
+				ev, err := linkEvent(webhook.LinkUpdated, &ml, e.At)
+				if err != nil {
+					return err
+				}
+				events = append(events, ev)
 			}
 			old := &oldAddressRow{Domain: e.Previous, Slug: l.Slug, LinkID: l.ID, OrgID: e.OrgID, BeganAt: utc(e.At)}
 			if _, err := tx.NewInsert().Model(old).Exec(ctx); err != nil {
@@ -321,6 +342,11 @@ func (s *Store) EndRenamePeriod(ctx context.Context, e *linking.RenameEnd) (*lin
 			}
 			res.Moved = append(res.Moved, linking.LinkMove{OrgID: e.OrgID, LinkID: l.ID, FromDomain: e.Previous, FromSlug: l.Slug,
 				ToDomain: e.Current, ToSlug: l.Slug, At: e.At})
+		}
+		// The moved links are announced as link.updated at their new
+		// address, as a move choice's move is, one event each.
+		if err := s.emit(ctx, tx, events...); err != nil {
+			return err
 		}
 		hold := &handleHoldRow{Handle: e.OldHandle, AppID: e.AppID, OrgID: e.OrgID, ReleasedAt: utc(e.At), HeldUntil: utc(e.HoldUntil)}
 		_, err = tx.NewInsert().Model(hold).

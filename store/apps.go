@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 var _ linking.AppStore = (*Store)(nil)
@@ -312,10 +314,47 @@ func (s *Store) UpdateApp(ctx context.Context, a *linking.App) error {
 	return s.appError("update app", oneRow(res, err))
 }
 
-// DeleteApp implements linking.AppStore.
-func (s *Store) DeleteApp(ctx context.Context, orgID, id uuid.UUID) (*linking.App, error) {
+// DeleteApp implements linking.AppStore. The links leave the app here,
+// before the foreign key's ON DELETE SET NULL would find them, so that
+// their updated_at moves and each is announced (link.updated, filtered by
+// the app it left) in the transaction of the deletion; an organization
+// whose endpoints take no link.updated pays one statement for them.
+func (s *Store) DeleteApp(ctx context.Context, d linking.AppDeletion) (*linking.App, error) {
 	var row appRow
-	err := s.db.NewDelete().Model(&row).Where("a.id = ? AND a.org_id = ?", id, orgID).Returning("*").Scan(ctx)
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var links []linkRow
+		err := tx.NewUpdate().Model((*linkRow)(nil)).Set("app_id = NULL").Set("updated_at = ?", utc(d.At)).
+			Where("l.org_id = ? AND l.app_id = ?", d.OrgID, d.ID).
+			Returning("*").Scan(ctx, &links)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if err := tx.NewDelete().Model(&row).Where("a.id = ? AND a.org_id = ?", d.ID, d.OrgID).Returning("*").Scan(ctx); err != nil {
+			return err
+		}
+		if len(links) == 0 {
+			return nil
+		}
+		if wanted, err := s.wantsEvent(ctx, tx, d.OrgID, webhook.LinkUpdated); err != nil || !wanted {
+			return err
+		}
+		events := make([]webhook.Event, 0, len(links))
+		for i := range links {
+			l, err := toLink(&links[i])
+			if err != nil {
+				return err
+			}
+			l.ShortURL = linking.ShortURL(d.ShortURLBase, l.Domain, l.Slug)
+			ev, err := linkEvent(webhook.LinkUpdated, &l, d.At)
+			if err != nil {
+				return err
+			}
+			left := d.ID
+			ev.AppID = &left // an endpoint filtered by the app learns its link left it
+			events = append(events, ev)
+		}
+		return s.emit(ctx, tx, events...)
+	})
 	if err != nil {
 		return nil, s.err("delete app", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -324,10 +325,10 @@ func TestDeleteApp(t *testing.T) {
 		}
 		require.NoError(t, s.CreateLink(ctx, link, linking.LinkQuota{}))
 
-		_, err := s.DeleteApp(ctx, other.ID, a.ID)
+		_, err := s.DeleteApp(ctx, linking.AppDeletion{OrgID: other.ID, ID: a.ID, At: time.Now()})
 		assert.ErrorIs(t, err, errcode.ErrNotFound, "another organization's app")
 
-		deleted, err := s.DeleteApp(ctx, acme.ID, a.ID)
+		deleted, err := s.DeleteApp(ctx, linking.AppDeletion{OrgID: acme.ID, ID: a.ID, At: time.Now()})
 		require.NoError(t, err)
 		assert.Equal(t, a, deleted, "the app as it was")
 		_, err = s.AppByID(ctx, acme.ID, a.ID)
@@ -338,7 +339,7 @@ func TestDeleteApp(t *testing.T) {
 		require.NoError(t, err, "the app's links stay")
 		assert.Nil(t, kept.AppID, "with app_id null")
 
-		_, err = s.DeleteApp(ctx, acme.ID, a.ID)
+		_, err = s.DeleteApp(ctx, linking.AppDeletion{OrgID: acme.ID, ID: a.ID, At: time.Now()})
 		assert.ErrorIs(t, err, errcode.ErrNotFound, "deleted twice")
 		require.NoError(t, s.CreateApp(ctx, fullApp(c, acme.ID, "A", "com.acme.a", "com.acme.a"), 10),
 			"the bundle id and package name are free again")

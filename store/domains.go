@@ -241,12 +241,13 @@ func (s *Store) SetDomainsSuspended(ctx context.Context, orgID uuid.UUID, suspen
 		if err := q.Returning("*").Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+		typ := webhook.DomainSuspended
 		if !suspend {
-			return nil
+			typ = webhook.DomainRestored
 		}
 		events := make([]webhook.Event, 0, len(rows))
 		for i := range rows {
-			ev, err := domainEvent(webhook.DomainSuspended, toDomain(&rows[i]), at)
+			ev, err := domainEvent(typ, toDomain(&rows[i]), at)
 			if err != nil {
 				return err
 			}

@@ -387,7 +387,7 @@ func TestLinksFollowTheirAppAndOrganization(t *testing.T) {
 		l.AppID = &app.ID
 		createLink(t, s, l)
 
-		_, err := s.DeleteApp(ctx, o.ID, app.ID)
+		_, err := s.DeleteApp(ctx, linking.AppDeletion{OrgID: o.ID, ID: app.ID, At: time.Now()})
 		require.NoError(t, err)
 		got, err := s.LinkByID(ctx, o.ID, l.ID)
 		require.NoError(t, err, "deleting an app keeps its links")

@@ -67,7 +67,7 @@ func linkDeletedEvent(orgID, id uuid.UUID, domain, slug string, appID *uuid.UUID
 
 func domainEvent(t webhook.Type, d *linking.Domain, at time.Time) (webhook.Event, error) {
 	return webhook.NewEvent(d.OrgID, t, at, nil, nil, webhook.DomainData{
-		ID: d.ID, Domain: d.Domain, Verified: d.Verified, VerifiedAt: utcPtr(d.VerifiedAt)})
+		ID: d.ID, Domain: d.Domain, Verified: d.Verified, VerifiedAt: utcPtr(d.VerifiedAt), SuspendedAt: utcPtr(d.SuspendedAt)})
 }
 
 func memberEvent(t webhook.Type, m *org.Member, at time.Time) (webhook.Event, error) {

@@ -27,7 +27,8 @@ func outbox(t *testing.T, s *store.Store) []struct {
 	Data map[string]any
 } {
 	t.Helper()
-	got, err := s.ClaimDeliveries(t.Context(), time.Now().Add(24*time.Hour), time.Hour, 1000)
+	// A year ahead: whatever the test clock says, every delivery is due.
+	got, err := s.ClaimDeliveries(t.Context(), time.Now().Add(365*24*time.Hour), time.Hour, 1000)
 	require.NoError(t, err)
 	out := make([]struct {
 		Type string
@@ -72,7 +73,7 @@ func TestChangesWriteTheirWebhookEvents(t *testing.T) {
 		_, err = s.SetDomainsSuspended(ctx, w.orgID, true, c.next())
 		require.NoError(t, err)
 		_, err = s.SetDomainsSuspended(ctx, w.orgID, false, c.next())
-		require.NoError(t, err, "restored: no event")
+		require.NoError(t, err)
 
 		u := createUser(t, s, c, "ann@example.com")
 		addMember(t, s, c, w.orgID, u, auth.RoleAdmin)
@@ -93,7 +94,7 @@ func TestChangesWriteTheirWebhookEvents(t *testing.T) {
 
 		events := outbox(t, s)
 		assert.ElementsMatch(t, []string{"link.created", "link.updated", "link.deleted", "domain.verified", "domain.suspended",
-			"member.joined", "member.removed", "member.joined", "member.removed", "install.attributed", "install.unattributed"},
+			"domain.restored", "member.joined", "member.removed", "member.joined", "member.removed", "install.attributed", "install.unattributed"},
 			types(events), "one event per change")
 		byType := map[string][]map[string]any{}
 		for _, e := range events {
@@ -106,6 +107,10 @@ func TestChangesWriteTheirWebhookEvents(t *testing.T) {
 		assert.Equal(t, "links.acme.example", byType["domain.verified"][0]["domain"])
 		assert.Equal(t, true, byType["domain.verified"][0]["verified"])
 		assert.Equal(t, "links.acme.example", byType["domain.suspended"][0]["domain"])
+		assert.NotNil(t, byType["domain.suspended"][0]["suspended_at"], "when it was suspended")
+		assert.Equal(t, "links.acme.example", byType["domain.restored"][0]["domain"])
+		assert.Nil(t, byType["domain.restored"][0]["suspended_at"])
+		assert.Contains(t, byType["domain.restored"][0], "suspended_at")
 		var joined, removed []string
 		for _, m := range byType["member.joined"] {
 			joined = append(joined, m["email"].(string)+" "+m["role"].(string))
@@ -256,5 +261,94 @@ func TestAnAcceptedInvitationAnnouncesTheMember(t *testing.T) {
 		events := outbox(t, s)
 		require.Equal(t, []string{"member.joined"}, types(events))
 		assert.Equal(t, u.ID.String(), events[0].Data["user_id"])
+	})
+}
+
+// The links a bulk change moves or changes are announced one by one, as
+// link.updated, in the change's transaction: the links an app's rename
+// period moves to its new subdomain, and the links an app's deletion
+// leaves (app_id null), the latter passing a filter on the app they left.
+func TestBulkLinkChangesAnnounceEachLink(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		a := newApp(c, acme.ID, "App")
+		require.NoError(t, s.CreateApp(ctx, a, 1000))
+		var links []*linking.Link
+		for _, slug := range []string{"one", "two", "three"} {
+			l := newLink(c, acme.ID, a.LinkDomain, slug)
+			l.AppID = &a.ID
+			links = append(links, createLink(t, s, l))
+		}
+		other := createLink(t, s, newLink(c, acme.ID, "hop.example", "elsewhere"))
+		e := newEndpoint(c, acme.ID, webhook.LinkUpdated)
+		e.AppIDs = []uuid.UUID{a.ID}
+		require.NoError(t, s.CreateWebhook(ctx, e))
+		ids := func(events []struct {
+			Type string
+			Data map[string]any
+		}) []string {
+			var out []string
+			for _, ev := range events {
+				out = append(out, ev.Data["id"].(string))
+			}
+			return out
+		}
+		want := []string{links[0].ID.String(), links[1].ID.String(), links[2].ID.String()}
+
+		r := renameOf(a, "renamed", c.next())
+		_, err := s.RenameApp(ctx, r)
+		require.NoError(t, err)
+		assert.Empty(t, outbox(t, s), "nothing moves when the period opens")
+		end := &linking.RenameEnd{OrgID: acme.ID, AppID: a.ID, OldHandle: a.Handle, Previous: a.LinkDomain,
+			Current: r.ToLinkDomain, At: r.EndsAt, HoldUntil: r.EndsAt.Add(linking.HandleHold), ShortURLBase: "https://{domain}"}
+		ended, err := s.EndRenamePeriod(ctx, end)
+		require.NoError(t, err)
+		require.Len(t, ended.Moved, 3)
+		events := outbox(t, s)
+		assert.Equal(t, []string{"link.updated", "link.updated", "link.updated"}, types(events), "one event per moved link")
+		assert.ElementsMatch(t, want, ids(events))
+		for _, ev := range events {
+			assert.Equal(t, r.ToLinkDomain, ev.Data["domain"], "at the new address")
+			assert.Equal(t, "https://"+r.ToLinkDomain+"/"+ev.Data["slug"].(string), ev.Data["short_url"])
+			assert.Equal(t, a.ID.String(), ev.Data["app_id"])
+		}
+
+		at := c.next()
+		_, err = s.DeleteApp(ctx, linking.AppDeletion{OrgID: acme.ID, ID: a.ID, At: at, ShortURLBase: "https://{domain}"})
+		require.NoError(t, err)
+		events = outbox(t, s)
+		assert.Equal(t, []string{"link.updated", "link.updated", "link.updated"}, types(events),
+			"one event per link the app left, through the app's filter")
+		assert.ElementsMatch(t, want, ids(events))
+		for _, ev := range events {
+			assert.Nil(t, ev.Data["app_id"])
+			assert.Equal(t, at.UTC().Format("2006-01-02T15:04:05.000Z"), ev.Data["updated_at"])
+		}
+		got, err := s.LinkByID(ctx, acme.ID, links[0].ID)
+		require.NoError(t, err)
+		assert.Nil(t, got.AppID)
+		assert.Equal(t, at, got.UpdatedAt)
+		unchanged, err := s.LinkByID(ctx, acme.ID, other.ID)
+		require.NoError(t, err)
+		assert.Equal(t, other.UpdatedAt, unchanged.UpdatedAt, "a link of no app is untouched")
+	})
+}
+
+// An organization's deletion is not announced: its endpoints go with it,
+// and so do the events still waiting, so nothing is left to send.
+func TestADeletedOrganizationLeavesNothingToDeliver(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		createEndpoint(t, s, c, acme.ID, webhook.LinkCreated, webhook.LinkDeleted)
+		createLink(t, s, newLink(c, acme.ID, "hop.example", "spring"))
+		require.NoError(t, s.DeleteOrganization(ctx, acme.ID))
+		assert.Empty(t, outbox(t, s), "the pending link.created went with the organization")
+		events, err := s.DB().NewSelect().Table("webhook_events").Where("org_id = ?", acme.ID).Count(ctx)
+		require.NoError(t, err)
+		assert.Zero(t, events)
 	})
 }

@@ -244,15 +244,25 @@ func (s *Store) enqueueWebhookEvents(ctx context.Context, db bun.IDB, events []w
 				OccurredAt: utc(ev.OccurredAt), Body: string(ev.Body)})
 		}
 	}
-	if len(deliveries) == 0 {
-		return nil
+	// In statements of outboxInsertBatch rows, so that a bulk change (an
+	// app's links moved or left) writes statements of a bounded size.
+	for start := 0; start < len(eventRows); start += outboxInsertBatch {
+		part := eventRows[start:min(start+outboxInsertBatch, len(eventRows))]
+		if _, err := db.NewInsert().Model(&part).Exec(ctx); err != nil {
+			return err
+		}
 	}
-	if _, err := db.NewInsert().Model(&eventRows).Exec(ctx); err != nil {
-		return err
+	for start := 0; start < len(deliveries); start += outboxInsertBatch {
+		part := deliveries[start:min(start+outboxInsertBatch, len(deliveries))]
+		if _, err := db.NewInsert().Model(&part).Exec(ctx); err != nil {
+			return err
+		}
 	}
-	_, err := db.NewInsert().Model(&deliveries).Exec(ctx)
-	return err
+	return nil
 }
+
+// outboxInsertBatch is the most rows one insert into the outbox writes.
+const outboxInsertBatch = 500
 
 func newDeliveryRow(ev webhook.Event, webhookID uuid.UUID) (webhookDeliveryRow, error) {
 	id, err := uuid.NewV7()
@@ -433,9 +443,23 @@ func (s *Store) FinishDelivery(ctx context.Context, id, lease uuid.UUID, o webho
 			return err
 		}
 		n, err := res.RowsAffected()
-		disabled = n == 1
+		if err != nil || n != 1 {
+			return err
+		}
+		disabled = true
+		if o.Disabled == nil {
+			return nil
+		}
+		row, err := fromAuditEvent(o.Disabled)
+		if err != nil {
+			return err
+		}
+		_, err = tx.NewInsert().Model(row).Exec(ctx)
 		return err
 	})
+	if err != nil {
+		disabled = false
+	}
 	return disabled, s.err("finish delivery", err)
 }
 

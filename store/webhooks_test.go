@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hoplink/hoplink/audit"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -377,5 +378,94 @@ func TestRetryKeepsALiveLease(t *testing.T) {
 		later, err := s.ClaimDeliveries(ctx, now.Add(2*time.Minute), time.Minute, 10)
 		require.NoError(t, err)
 		assert.Len(t, later, 1, "once the lease has ended, the retry is due")
+	})
+}
+
+// The audit entry of an endpoint disabled for failing is written in the
+// transaction that disables it: with it when it is disabled, not at all
+// when it is not, and a disable whose entry cannot be written is undone.
+func TestDisablingAnEndpointWritesItsAuditEntryInTheSameTransaction(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		e := createEndpoint(t, s, c, acme.ID, webhook.LinkCreated)
+		var events []webhook.Event
+		for range 3 {
+			events = append(events, newEvent(t, c, acme.ID, webhook.LinkCreated, nil, nil))
+		}
+		require.NoError(t, s.EnqueueEvents(ctx, events))
+		first := c.next()
+		claimed, err := s.ClaimDeliveries(ctx, first, time.Minute, 10)
+		require.NoError(t, err)
+		require.Len(t, claimed, 3)
+		entry := func(at time.Time) *audit.Event {
+			return &audit.Event{ID: uuid.Must(uuid.NewV7()), OrgID: &acme.ID, Action: audit.WebhookDisabled,
+				ActorType: audit.ActorSystem, TargetType: "webhook", TargetID: e.ID.String(), OccurredAt: at,
+				Details: map[string]string{"url": e.URL}}
+		}
+		fail := func(d webhook.Claimed, at time.Time, disabled *audit.Event) (bool, error) {
+			return s.FinishDelivery(ctx, d.ID, d.Lease, webhook.Outcome{Status: webhook.StatusFailed, AttemptedAt: at,
+				Error: "timeout", DisableBefore: at.Add(-webhook.DisableAfter), Disabled: disabled})
+		}
+		entries := func() []audit.Event {
+			got, err := s.ListAuditEvents(ctx, audit.ListFilter{OrgID: acme.ID, Limit: 10})
+			require.NoError(t, err)
+			return got
+		}
+
+		disabled, err := fail(claimed[0], first, entry(first))
+		require.NoError(t, err)
+		assert.False(t, disabled, "the first failure starts the failing mark")
+		assert.Empty(t, entries(), "no entry for an endpoint left enabled")
+
+		// An entry that cannot be written (its id is taken) undoes the disable.
+		late := first.Add(webhook.DisableAfter + time.Second)
+		taken := entry(late)
+		require.NoError(t, s.InsertAuditEvents(ctx, []audit.Event{*taken}))
+		disabled, err = fail(claimed[1], late, taken)
+		require.Error(t, err)
+		assert.False(t, disabled)
+		hook, err := s.Webhook(ctx, acme.ID, e.ID)
+		require.NoError(t, err)
+		assert.Nil(t, hook.DisabledAt, "the disable was rolled back with its entry")
+		d, err := s.Delivery(ctx, acme.ID, e.ID, claimed[1].ID)
+		require.NoError(t, err)
+		assert.Equal(t, 0, d.Attempts, "and so was the outcome")
+
+		want := entry(late)
+		disabled, err = fail(claimed[2], late, want)
+		require.NoError(t, err)
+		assert.True(t, disabled)
+		got := entries()
+		require.Len(t, got, 2, "the entry inserted by hand and the disable's")
+		ids := []uuid.UUID{got[0].ID, got[1].ID}
+		assert.Contains(t, ids, want.ID, "written by FinishDelivery itself")
+		hook, err = s.Webhook(ctx, acme.ID, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, late, *hook.DisabledAt)
+	})
+}
+
+// A bulk of events larger than one insert statement's rows lands whole:
+// every event, and one delivery for each of two endpoints.
+func TestEnqueueEventsInSeveralStatements(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		acme := createOrg(t, s, c, "acme")
+		createEndpoint(t, s, c, acme.ID, webhook.LinkUpdated)
+		createEndpoint(t, s, c, acme.ID, webhook.LinkUpdated)
+		events := make([]webhook.Event, 1201)
+		for i := range events {
+			events[i] = newEvent(t, c, acme.ID, webhook.LinkUpdated, nil, nil)
+		}
+		require.NoError(t, s.EnqueueEvents(ctx, events))
+		n, err := s.DB().NewSelect().Table("webhook_events").Where("org_id = ?", acme.ID).Count(ctx)
+		require.NoError(t, err)
+		assert.EqualValues(t, 1201, n)
+		n, err = s.DB().NewSelect().Table("webhook_deliveries").Where("org_id = ?", acme.ID).Count(ctx)
+		require.NoError(t, err)
+		assert.EqualValues(t, 2402, n)
 	})
 }

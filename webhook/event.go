@@ -23,6 +23,7 @@ const (
 	LinkClicked         Type = "link.clicked"
 	DomainVerified      Type = "domain.verified"
 	DomainSuspended     Type = "domain.suspended"
+	DomainRestored      Type = "domain.restored"
 	MemberJoined        Type = "member.joined"
 	MemberRemoved       Type = "member.removed"
 	Ping                Type = "ping"
@@ -33,7 +34,7 @@ const (
 // pings it asks for.
 func Types() []Type {
 	return []Type{InstallAttributed, InstallUnattributed, LinkCreated, LinkUpdated, LinkDeleted,
-		LinkClicked, DomainVerified, DomainSuspended, MemberJoined, MemberRemoved}
+		LinkClicked, DomainVerified, DomainSuspended, DomainRestored, MemberJoined, MemberRemoved}
 }
 
 // Valid reports whether t is a type an endpoint may subscribe to.
@@ -158,12 +159,16 @@ type LinkClickedData struct {
 // MaxClicksPerEvent is the most clicks one link.clicked event carries.
 const MaxClicksPerEvent = 100
 
-// DomainData is the data of domain.verified and domain.suspended.
+// DomainData is the data of domain.verified, domain.suspended (a plan
+// change took custom domains away: the domain's links answer 404) and
+// domain.restored (a plan change gave them back).
 type DomainData struct {
 	ID         uuid.UUID  `json:"id"`
 	Domain     string     `json:"domain"`
 	Verified   bool       `json:"verified"`
 	VerifiedAt *time.Time `json:"verified_at"`
+	// SuspendedAt is when the domain was suspended; nil while it is not.
+	SuspendedAt *time.Time `json:"suspended_at"`
 }
 
 // MemberData is the data of member.joined and member.removed.

@@ -157,7 +157,7 @@ func newFixture(t testing.TB, rc *receiver, o fixtureOptions) *fixture {
 		client = webhook.NewClient(webhook.ClientOptions{AllowPrivate: o.allowPrivate, TLS: rc.tls(), Timeout: 2 * time.Second})
 	}
 	f.worker, err = webhook.NewWorker(s, serverSecret, webhook.WorkerOptions{Client: client, Clock: c.Now,
-		Jitter: func() float64 { return 0.5 }, Audit: f.audit})
+		Jitter: func() float64 { return 0.5 }})
 	require.NoError(t, err)
 	return f
 }

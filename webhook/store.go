@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/audit"
 )
 
 // Endpoint is a webhook: where an organization's events are posted.
@@ -129,6 +131,11 @@ type Outcome struct {
 	// DisableBefore disables the endpoint when the attempt failed and the
 	// endpoint has been failing since before this time. Zero never disables.
 	DisableBefore time.Time
+	// Disabled is the audit entry (webhook.disabled) written in the same
+	// transaction when this outcome disables the endpoint, so that an
+	// endpoint is never disabled without its entry nor the entry written
+	// for an endpoint left enabled; none when nil.
+	Disabled *audit.Event
 }
 
 // DeliveryPosition is a delivery's place in a list: (CreatedAt, ID), newest
@@ -180,7 +187,9 @@ type Store interface {
 	// FinishDelivery records the outcome of claimed delivery id's attempt
 	// and releases the lease, and updates its endpoint's FailingSince
 	// (cleared on success); it reports whether the endpoint was disabled
-	// by this outcome (see Outcome.DisableBefore). ErrNotFound when the
+	// by this outcome (see Outcome.DisableBefore), in which case
+	// Outcome.Disabled is written to the audit log in the same
+	// transaction. ErrNotFound when the
 	// lease is no longer held.
 	FinishDelivery(ctx context.Context, id, lease uuid.UUID, o Outcome) (disabled bool, err error)
 	// Delivery returns delivery id of endpoint webhookID of orgID.

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/hoplink/hoplink/audit"
 )
 
@@ -60,20 +62,12 @@ func RetryAfter(value string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// Recorder records audit events; *audit.Recorder is one.
-type Recorder interface {
-	Record(ctx context.Context, e audit.Event) error
-}
-
 // WorkerOptions configure a Worker. Every zero value means the documented
 // default.
 type WorkerOptions struct {
 	// Client posts deliveries; NewClient(ClientOptions{}) when nil, which
 	// refuses private addresses.
 	Client *http.Client
-	// Audit records endpoints disabled for failing; nothing is recorded
-	// when nil.
-	Audit Recorder
 	// Logger logs failed store calls; slog.Default() when nil.
 	Logger *slog.Logger
 	// Clock is time.Now when nil.
@@ -273,6 +267,14 @@ func (w *Worker) deliver(ctx context.Context, c *Claimed) error {
 	}
 	if o.Status != StatusSucceeded {
 		o.DisableBefore = now.Add(-DisableAfter)
+		id, err := uuid.NewV7()
+		if err != nil {
+			return fmt.Errorf("webhook: audit entry id: %w", err)
+		}
+		orgID := c.OrgID
+		o.Disabled = &audit.Event{ID: id, OrgID: &orgID, Action: audit.WebhookDisabled, ActorType: audit.ActorSystem,
+			TargetType: "webhook", TargetID: c.WebhookID.String(), OccurredAt: now.UTC().Truncate(time.Millisecond),
+			Details: map[string]string{"url": c.Endpoint.URL, "failing_since": c.Endpoint.failingSince(start)}}
 	}
 	if retry {
 		wait := Backoff(c.Attempts+1, w.opts.Jitter())
@@ -286,18 +288,8 @@ func (w *Worker) deliver(ctx context.Context, c *Claimed) error {
 			o.Status, o.NextAttemptAt = StatusPending, &next
 		}
 	}
-	disabled, err := w.store.FinishDelivery(context.WithoutCancel(ctx), c.ID, c.Lease, o)
-	if err != nil {
+	if _, err := w.store.FinishDelivery(context.WithoutCancel(ctx), c.ID, c.Lease, o); err != nil {
 		return fmt.Errorf("webhook: finish delivery %s: %w", c.ID, err)
-	}
-	if disabled && w.opts.Audit != nil {
-		orgID := c.OrgID
-		err := w.opts.Audit.Record(context.WithoutCancel(ctx), audit.Event{OrgID: &orgID, Action: audit.WebhookDisabled,
-			ActorType: audit.ActorSystem, TargetType: "webhook", TargetID: c.WebhookID.String(), OccurredAt: now,
-			Details: map[string]string{"url": c.Endpoint.URL, "failing_since": c.Endpoint.failingSince(start)}})
-		if err != nil {
-			return fmt.Errorf("webhook: audit disabled endpoint %s: %w", c.WebhookID, err)
-		}
 	}
 	return nil
 }

@@ -616,3 +616,38 @@ func TestResponsesDocumentTheCommonHeaders(t *testing.T) {
 	require.NotNil(t, allow)
 	assert.True(t, allow.Value.Required)
 }
+
+// A webhook body is checked against the WebhookEvent schema of its type:
+// a body as the document describes it passes; one whose fields drift from
+// the document is reported.
+func TestWebhookBodyReportsDrift(t *testing.T) {
+	t.Parallel()
+	const member = `{"user_id":"` + keyID + `","email":"ana@acme.test","role":"member"}`
+	tests := []struct {
+		name, body string
+		drift      bool
+	}{
+		{"as documented", `{"type":"member.joined","timestamp":"2026-03-01T12:00:00.000Z","data":` + member + `}`, false},
+		{"ping", `{"type":"ping","timestamp":"2026-03-01T12:00:00.000Z","data":{"webhook_id":"` + keyID + `"}}`, false},
+		{"an undocumented field", `{"type":"member.joined","timestamp":"2026-03-01T12:00:00.000Z","data":` +
+			`{"user_id":"` + keyID + `","email":"ana@acme.test","role":"member","ip":"203.0.113.9"}}`, true},
+		{"a missing field", `{"type":"member.removed","timestamp":"2026-03-01T12:00:00.000Z","data":` +
+			`{"user_id":"` + keyID + `","role":"member"}}`, true},
+		{"a wrong format", `{"type":"member.joined","timestamp":"yesterday","data":` + member + `}`, true},
+		{"the data of another type", `{"type":"domain.verified","timestamp":"2026-03-01T12:00:00.000Z","data":` + member + `}`, true},
+		{"an undocumented type", `{"type":"member.promoted","timestamp":"2026-03-01T12:00:00.000Z","data":` + member + `}`, true},
+		{"not JSON", `{"type":`, true},
+	}
+	v := apitest.NewValidator(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recorder{TB: t}
+			v.For(rec).WebhookBody([]byte(tt.body))
+			if tt.drift {
+				assert.Len(t, rec.reports(), 1)
+			} else {
+				assert.Empty(t, rec.reports())
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package apitest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,9 @@ type Validator struct {
 	// status, and the Error schema for any other error status.
 	unrouted *routers.Route
 	opts     *openapi3filter.Options
+	// events are the WebhookEvent schemas of the document's components,
+	// by the event type their "type" property's enum names.
+	events map[string]*openapi3.Schema
 }
 
 // NewValidator returns a Validator that reports to t. It loads the document
@@ -90,10 +94,16 @@ func NewValidator(t testing.TB) *Validator {
 		t.Fatalf("apitest: %v", err)
 		return nil
 	}
+	events, err := webhookEvents(doc)
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+		return nil
+	}
 	return &Validator{
 		t:        t,
 		router:   router,
 		unrouted: unrouted,
+		events:   events,
 		opts: &openapi3filter.Options{
 			// The server checks keys; the document only says one is needed.
 			AuthenticationFunc:                openapi3filter.NoopAuthenticationFunc,
@@ -136,6 +146,66 @@ func unroutedRoute(doc *openapi3.T) (*routers.Route, error) {
 		PathItem:  &openapi3.PathItem{},
 		Operation: &openapi3.Operation{Responses: openapi3.NewResponses(opts...)},
 	}, nil
+}
+
+// webhookEventPrefix begins the name of every component schema of a
+// webhook delivery's body.
+const webhookEventPrefix = "WebhookEvent"
+
+// webhookEvents maps every event type to the component schema of its
+// body: each WebhookEvent schema with a "type" property names the types it
+// describes in that property's enum; a type named by two schemas is an
+// error.
+func webhookEvents(doc *openapi3.T) (map[string]*openapi3.Schema, error) {
+	events := map[string]*openapi3.Schema{}
+	for name, ref := range doc.Components.Schemas {
+		if !strings.HasPrefix(name, webhookEventPrefix) || ref == nil || ref.Value == nil {
+			continue
+		}
+		typ := ref.Value.Properties["type"]
+		if typ == nil || typ.Value == nil {
+			continue // WebhookEventType, the list of types itself
+		}
+		for _, e := range typ.Value.Enum {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("schema %s: an event type that is not a string: %v", name, e)
+			}
+			if events[s] != nil {
+				return nil, fmt.Errorf("event type %q has two WebhookEvent schemas", s)
+			}
+			events[s] = ref.Value
+		}
+	}
+	return events, nil
+}
+
+// WebhookBody checks body, the request body of a webhook delivery, against
+// the document's component schema for its "type" (the WebhookEvent schema
+// whose type enum names it): a body that is not JSON, whose type has no
+// schema, or that the schema refuses (a missing or extra field, a wrong
+// type or format) fails the test.
+func (v *Validator) WebhookBody(body []byte) {
+	v.t.Helper()
+	if err := v.validateWebhookBody(body); err != nil {
+		v.t.Errorf("apitest: webhook body does not match the OpenAPI document: %v\nbody: %s", err, quote(body))
+	}
+}
+
+func (v *Validator) validateWebhookBody(body []byte) error {
+	var value any
+	if err := json.Unmarshal(body, &value); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	obj, _ := value.(map[string]any)
+	typ, _ := obj["type"].(string)
+	schema := v.events[typ]
+	if schema == nil {
+		return fmt.Errorf("no WebhookEvent schema for type %q", typ)
+	}
+	opts := append([]openapi3.SchemaValidationOption{openapi3.MultiErrors(), openapi3.VisitAsRequest()},
+		v.opts.SchemaValidationOptions...)
+	return schema.VisitJSON(value, opts...)
 }
 
 // For returns a Validator that shares v's document and reports to t

@@ -229,6 +229,7 @@ func NewAppService(d AppServiceDeps) *linking.AppService {
 	r, m := d.Resolver, d.Matcher
 	return linking.NewAppService(d.Store, d.Store, linking.AppServiceOptions{
 		DefaultLinkDomain: d.Config.DefaultLinkDomain,
+		ShortURLBase:      d.Config.ShortURLBase,
 		Forget:            d.Authenticator,
 		CustomDomains:     d.Domains,
 		OnLeftBehind: func(app *linking.App, n int) {

@@ -77,7 +77,7 @@ func openOps(ctx context.Context, cfg Config, migrate bool) (*Ops, error) {
 	return &Ops{
 		Orgs:    orgs,
 		Keys:    auth.NewKeys(s, auth.KeysOptions{}),
-		Apps:    linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain, CustomDomains: domains}),
+		Apps:    linking.NewAppService(s, s, linking.AppServiceOptions{DefaultLinkDomain: cfg.DefaultLinkDomain, ShortURLBase: cfg.ShortURLBase, CustomDomains: domains}),
 		Audit:   audit.NewRecorder(s, audit.RecorderOptions{}),
 		Exports: analytics.NewExports(s, orgs, analytics.ExportsOptions{PublicURL: cfg.PublicURL.String()}),
 		Purger:  analytics.NewPurger(s, analytics.PurgerOptions{}),

@@ -43,13 +43,12 @@ func NewWebhooks(s *store.Store, secret Secret, cfg Config) (*webhook.Service, e
 	return webhook.NewService(s, secret, webhook.ServiceOptions{AllowPrivate: cfg.WebhookAllowPrivate})
 }
 
-// NewWebhookWorker returns the worker that delivers the webhook outbox,
-// recording the endpoints it disables in the audit log; its client
-// refuses private addresses unless --webhook-allow-private.
-func NewWebhookWorker(s *store.Store, secret Secret, cfg Config, a *audit.Service, log *slog.Logger) (*webhook.Worker, error) {
+// NewWebhookWorker returns the worker that delivers the webhook outbox
+// (the store records the endpoints it disables in the audit log); its
+// client refuses private addresses unless --webhook-allow-private.
+func NewWebhookWorker(s *store.Store, secret Secret, cfg Config, log *slog.Logger) (*webhook.Worker, error) {
 	return webhook.NewWorker(s, secret, webhook.WorkerOptions{
 		Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookAllowPrivate}),
-		Audit:  a,
 		Logger: log,
 	})
 }
