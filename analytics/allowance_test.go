@@ -113,7 +113,11 @@ func TestAllowanceUnderConcurrency(t *testing.T) {
 func TestRecorderMarksClicksPastTheAllowance(t *testing.T) {
 	orgID := uuid.New()
 	f := &fakeUsage{usage: map[uuid.UUID]analytics.Usage{orgID: {Limit: 2}}}
-	a := analytics.NewAllowance(f, analytics.AllowanceOptions{Logger: quiet})
+	// A clock that stands still: with the real one, a loaded machine could
+	// let the TTL pass between the clicks, and the read in the background
+	// that follows would start the count of clicks allowed again.
+	clock := testkit.NewClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	a := analytics.NewAllowance(f, analytics.AllowanceOptions{Clock: clock.Now, Logger: quiet})
 	require.NoError(t, a.Refresh(context.Background(), orgID))
 	s := newFakeStore()
 	r := analytics.NewRecorder(s, analytics.RecorderOptions{Allowance: a, Clock: newFakeClock(), Logger: quiet})
@@ -133,4 +137,6 @@ func TestRecorderMarksClicksPastTheAllowance(t *testing.T) {
 	assert.Equal(t, uint64(3), st.CountedOnly)
 	assert.Equal(t, uint64(3), st.OverAllowance, "counted apart from the clicks over the buffer")
 	assert.Zero(t, st.Overflowed)
+	a.Wait()
+	assert.Equal(t, 1, f.reads, "the usage is read once, by Refresh")
 }

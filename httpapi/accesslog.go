@@ -1,15 +1,12 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -27,18 +24,17 @@ func AccessLog(next http.Handler, log *slog.Logger) http.Handler {
 	if log == nil || !log.Enabled(context.Background(), slog.LevelInfo) {
 		return next
 	}
-	return &accessLog{next: next, log: log}
+	if w, ok := next.(*watched); ok && w.log == nil {
+		both := *w
+		both.log = log
+		return &both
+	}
+	return &watched{next: next, log: log}
 }
 
-type accessLog struct {
-	next http.Handler
-	log  *slog.Logger
-}
-
-var accessWriters = sync.Pool{New: func() any { return new(accessWriter) }}
-
-func (a *accessLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
+// requestID returns the request's X-Request-Id, giving it a new one (in r
+// and in w's headers) when it has none that is well-formed.
+func requestID(w http.ResponseWriter, r *http.Request) string {
 	id := r.Header.Get("X-Request-Id")
 	if !validRequestID(id) {
 		var b [12]byte
@@ -50,27 +46,20 @@ func (a *accessLog) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header["X-Request-Id"] = v
 		w.Header()["X-Request-Id"] = v
 	}
-	aw := accessWriters.Get().(*accessWriter)
-	*aw = accessWriter{ResponseWriter: w}
-	defer func() {
-		status := aw.status
-		if status == 0 {
-			// Nothing written: net/http answers 200, or the handler panicked
-			// (net/http then drops the connection).
-			status = http.StatusOK
-		}
-		a.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method),
-			slog.String("host", r.Host),
-			slog.String("path", logPath(r.URL.Path)),
-			slog.Int("status", status),
-			slog.Int64("bytes", aw.bytes),
-			slog.Duration("duration", time.Since(start)),
-			slog.String("request_id", id))
-		*aw = accessWriter{}
-		accessWriters.Put(aw)
-	}()
-	a.next.ServeHTTP(aw, r)
+	return id
+}
+
+// logAccess logs the access line of r, answered with status and n bytes
+// in took.
+func logAccess(log *slog.Logger, r *http.Request, status int, n int64, took time.Duration, id string) {
+	log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		slog.String("method", r.Method),
+		slog.String("host", r.Host),
+		slog.String("path", logPath(r.URL.Path)),
+		slog.Int("status", status),
+		slog.Int64("bytes", n),
+		slog.Duration("duration", took),
+		slog.String("request_id", id))
 }
 
 // secretPathPrefixes start the paths whose next segment is a secret: the
@@ -95,42 +84,3 @@ func logPath(path string) string {
 	}
 	return path
 }
-
-// accessWriter records the status and the size of a response. It passes
-// Flush and Hijack through, and Unwrap serves http.ResponseController.
-type accessWriter struct {
-	http.ResponseWriter
-	status int
-	bytes  int64
-}
-
-func (w *accessWriter) WriteHeader(code int) {
-	if w.status == 0 && code >= 200 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *accessWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	n, err := w.ResponseWriter.Write(b)
-	w.bytes += int64(n)
-	return n, err
-}
-
-func (w *accessWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		if w.status == 0 {
-			w.status = http.StatusOK
-		}
-		f.Flush()
-	}
-}
-
-func (w *accessWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(w.ResponseWriter).Hijack()
-}
-
-func (w *accessWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

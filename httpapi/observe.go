@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -31,31 +32,64 @@ const (
 // answered. The handlers below it name the route that served a request
 // with SetRoute: the API its bunrouter pattern, the link-domain handler
 // one of its few routes, so that a label is never a raw path.
+//
+// Instrument and AccessLog share one handler: either given the other's
+// handler (AccessLog(Instrument(h, o), log), as serve wraps it, or the
+// reverse) returns one that does both with one response writer and one
+// pair of clock reads per request.
 func Instrument(next http.Handler, observe RequestObserver) http.Handler {
-	return &instrumented{next: next, observe: observe}
+	if observe == nil {
+		return next
+	}
+	if w, ok := next.(*watched); ok && w.observe == nil {
+		both := *w
+		both.observe = observe
+		return &both
+	}
+	return &watched{next: next, observe: observe}
 }
 
-type instrumented struct {
+// watched is the handler of Instrument and AccessLog: it gives next a
+// pooled watchWriter, and once next has answered tells observe (when set)
+// and logs the access line (when log is set).
+type watched struct {
 	next    http.Handler
 	observe RequestObserver
+	log     *slog.Logger
 }
 
-var routeWriters = sync.Pool{New: func() any { return new(routeWriter) }}
+var watchWriters = sync.Pool{New: func() any { return new(watchWriter) }}
 
-func (h *instrumented) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *watched) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	rw := routeWriters.Get().(*routeWriter)
-	*rw = routeWriter{ResponseWriter: w}
-	defer func() {
-		status := rw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		h.observe(rw.route, status, time.Since(start))
-		*rw = routeWriter{}
-		routeWriters.Put(rw)
-	}()
-	h.next.ServeHTTP(rw, r)
+	var id string
+	if h.log != nil {
+		id = requestID(w, r)
+	}
+	ww := watchWriters.Get().(*watchWriter)
+	*ww = watchWriter{ResponseWriter: w}
+	defer h.done(ww, r, start, id)
+	h.next.ServeHTTP(ww, r)
+}
+
+// done reports the request w answered, which started at start, and puts w
+// back in the pool.
+func (h *watched) done(w *watchWriter, r *http.Request, start time.Time, id string) {
+	took := time.Since(start)
+	status := w.status
+	if status == 0 {
+		// Nothing written: net/http answers 200, or the handler panicked
+		// (net/http then drops the connection).
+		status = http.StatusOK
+	}
+	if h.observe != nil {
+		h.observe(w.route, status, took)
+	}
+	if h.log != nil {
+		logAccess(h.log, r, status, w.bytes, took, id)
+	}
+	*w = watchWriter{}
+	watchWriters.Put(w)
 }
 
 // SetRoute names pattern as the route that serves the request w answers,
@@ -66,7 +100,7 @@ func (h *instrumented) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func SetRoute(w http.ResponseWriter, pattern string) {
 	for {
 		switch x := w.(type) {
-		case *routeWriter:
+		case *watchWriter:
 			x.route = pattern
 			return
 		case interface{ Unwrap() http.ResponseWriter }:
@@ -77,30 +111,33 @@ func SetRoute(w http.ResponseWriter, pattern string) {
 	}
 }
 
-// routeWriter records the status of a response and the route that served
-// it. It passes Flush and Hijack through, and Unwrap serves
-// http.ResponseController.
-type routeWriter struct {
+// watchWriter records the status and the size of a response and the
+// route that served it. It passes Flush and Hijack through, and Unwrap
+// serves http.ResponseController.
+type watchWriter struct {
 	http.ResponseWriter
 	status int
+	bytes  int64
 	route  string
 }
 
-func (w *routeWriter) WriteHeader(code int) {
+func (w *watchWriter) WriteHeader(code int) {
 	if w.status == 0 && code >= 200 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *routeWriter) Write(b []byte) (int, error) {
+func (w *watchWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
 }
 
-func (w *routeWriter) Flush() {
+func (w *watchWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		if w.status == 0 {
 			w.status = http.StatusOK
@@ -109,11 +146,11 @@ func (w *routeWriter) Flush() {
 	}
 }
 
-func (w *routeWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (w *watchWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 
-func (w *routeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *watchWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // nameRoute is the API's first middleware: it names the bunrouter pattern
 // that matched (SetRoute), "" when none did.

@@ -1,8 +1,11 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -138,4 +141,57 @@ func TestAPINamesItsRoutePatterns(t *testing.T) {
 	}
 	assert.Equal(t, []observed{{"/healthz", http.StatusOK}, {"", http.StatusNotFound}, {"", http.StatusNotFound}}, got,
 		"the pattern that matched, none for an unknown or non-canonical path")
+}
+
+// TestAccessLogAndInstrumentShareOneWriter: serve wraps its handler in
+// both; whichever wraps the other, the handler gets one writer over the
+// server's, and the log line and the observer are told the same status,
+// bytes and duration (one pair of clock reads).
+func TestAccessLogAndInstrumentShareOneWriter(t *testing.T) {
+	t.Parallel()
+	for _, order := range []string{"access log outside", "instrument outside"} {
+		t.Run(order, func(t *testing.T) {
+			var under http.ResponseWriter
+			inner := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				httpapi.SetRoute(w, "/v1/links/:id")
+				under = w.(interface{ Unwrap() http.ResponseWriter }).Unwrap()
+				w.WriteHeader(http.StatusTeapot)
+				_, _ = w.Write([]byte("short and stout"))
+			})
+			var got observed
+			var took time.Duration
+			observe := func(route string, status int, d time.Duration) { got, took = observed{route, status}, d }
+			var buf bytes.Buffer
+			log := slog.New(slog.NewJSONHandler(&buf, nil))
+			var h http.Handler
+			if order == "access log outside" {
+				h = httpapi.AccessLog(httpapi.Instrument(inner, observe), log)
+			} else {
+				h = httpapi.Instrument(httpapi.AccessLog(inner, log), observe)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/links/x", nil))
+
+			assert.Same(t, rec, under, "one writer between the handler and the server's")
+			assert.Equal(t, observed{"/v1/links/:id", http.StatusTeapot}, got)
+			var line struct {
+				Status    int
+				Bytes     int
+				Duration  int64
+				RequestID string `json:"request_id"`
+			}
+			require.NoError(t, json.Unmarshal(buf.Bytes(), &line))
+			assert.Equal(t, http.StatusTeapot, line.Status)
+			assert.Equal(t, len("short and stout"), line.Bytes)
+			assert.Equal(t, took.Nanoseconds(), line.Duration, "one duration for the log and the metrics")
+			assert.Equal(t, rec.Header().Get("X-Request-Id"), line.RequestID)
+			assert.NotEmpty(t, line.RequestID)
+		})
+	}
+}
+
+func TestInstrumentWithoutObserverIsTheHandler(t *testing.T) {
+	t.Parallel()
+	inner := http.NotFoundHandler()
+	assert.Equal(t, fmt.Sprintf("%p", inner), fmt.Sprintf("%p", httpapi.Instrument(inner, nil)))
 }
