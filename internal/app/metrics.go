@@ -362,16 +362,7 @@ func RunMetrics(lc fx.Lifecycle, cfg Config, m *Metrics, s *store.Store, log *sl
 	m.WatchStore(s)
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler(log))
-	srv := &http.Server{
-		Addr:              cfg.MetricsAddr,
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := newHTTPServer(cfg.MetricsAddr, mux, log)
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			ln, err := net.Listen("tcp", cfg.MetricsAddr)

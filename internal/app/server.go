@@ -171,16 +171,7 @@ func RunServer(lc fx.Lifecycle, cfg Config, h Handler, m *Metrics, log *slog.Log
 	if cfg.AccessLog {
 		handler = httpapi.AccessLog(handler, log)
 	}
-	srv := &http.Server{
-		Addr:              cfg.Addr,
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := newHTTPServer(cfg.Addr, handler, log)
 	lc.Append(fx.Hook{
 		OnStart: func(context.Context) error {
 			ln, err := net.Listen("tcp", cfg.Addr)
@@ -204,6 +195,22 @@ func RunServer(lc fx.Lifecycle, cfg Config, h Handler, m *Metrics, log *slog.Log
 			return err
 		},
 	})
+}
+
+// newHTTPServer returns the server of every listener: h on addr, with
+// bounded header, read, write and idle times and header size, its errors
+// logged as warnings.
+func newHTTPServer(addr string, h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // listenError says in one line that the server cannot listen on addr, and
