@@ -27,23 +27,32 @@ const (
 	DisableAfter = 5 * 24 * time.Hour
 	// MaxResponseBody is the most of an answer's body read (and dropped).
 	MaxResponseBody = 64 << 10
-	// firstRetry and maxRetry bound the backoff: firstRetry after the first
-	// failure, doubling, at most maxRetry, each with ±20% jitter.
-	firstRetry = 30 * time.Second
-	maxRetry   = 6 * time.Hour
+	// DefaultFirstRetry is the wait after a delivery's first failure; it
+	// doubles after each further failure up to MaxRetryWait, each wait
+	// spread by ±20%.
+	DefaultFirstRetry = 30 * time.Second
+	// MaxRetryWait is the longest wait between two attempts.
+	MaxRetryWait = 6 * time.Hour
 	// maxErrorLength bounds the error text stored with a delivery.
 	maxErrorLength = 500
 )
 
 // Backoff returns how long to wait after the attempts-th failed attempt
-// (1 for the first): firstRetry doubling up to maxRetry, scaled by jitter,
-// a number in [0, 1) that spreads it by ±20%. Pure.
+// (1 for the first) with the default schedule: BackoffFrom(DefaultFirstRetry).
+// Pure.
 func Backoff(attempts int, jitter float64) time.Duration {
-	d := firstRetry
-	for i := 1; i < attempts && d < maxRetry; i++ {
+	return BackoffFrom(DefaultFirstRetry, attempts, jitter)
+}
+
+// BackoffFrom returns how long to wait after the attempts-th failed
+// attempt (1 for the first): first doubling up to MaxRetryWait, scaled by
+// jitter, a number in [0, 1) that spreads it by ±20%. Pure.
+func BackoffFrom(first time.Duration, attempts int, jitter float64) time.Duration {
+	d := min(first, MaxRetryWait)
+	for i := 1; i < attempts && d < MaxRetryWait; i++ {
 		d *= 2
 	}
-	d = min(d, maxRetry)
+	d = min(d, MaxRetryWait)
 	return time.Duration(float64(d) * (0.8 + 0.4*jitter))
 }
 
@@ -85,6 +94,9 @@ type WorkerOptions struct {
 	Lease time.Duration
 	// Poll is how long Run waits when nothing is due; one second when zero.
 	Poll time.Duration
+	// FirstRetry is the wait after a delivery's first failure, doubling
+	// after each further one (BackoffFrom); DefaultFirstRetry when zero.
+	FirstRetry time.Duration
 	// Retention is how long an event and its deliveries are kept once
 	// made: Run deletes older ones about once an hour (Cleanup).
 	// DefaultRetention when zero; never deleted when negative.
@@ -140,6 +152,12 @@ func NewWorker(store Store, serverSecret []byte, opts WorkerOptions) (*Worker, e
 	}
 	if opts.Retention == 0 {
 		opts.Retention = DefaultRetention
+	}
+	if opts.FirstRetry == 0 {
+		opts.FirstRetry = DefaultFirstRetry
+	}
+	if opts.FirstRetry < 0 {
+		return nil, fmt.Errorf("webhook: the first retry wait (%s) must not be negative", opts.FirstRetry)
 	}
 	w := &Worker{store: store, box: box, opts: opts}
 	if w.opts.Lease <= w.attemptTimeout() {
@@ -277,7 +295,7 @@ func (w *Worker) deliver(ctx context.Context, c *Claimed) error {
 			Details: map[string]string{"url": c.Endpoint.URL, "failing_since": c.Endpoint.failingSince(start)}}
 	}
 	if retry {
-		wait := Backoff(c.Attempts+1, w.opts.Jitter())
+		wait := BackoffFrom(w.opts.FirstRetry, c.Attempts+1, w.opts.Jitter())
 		if d, ok := RetryAfter(a.retryAfter, now); ok {
 			wait = max(wait, d)
 		}

@@ -181,6 +181,10 @@ func TestBackoff(t *testing.T) {
 	assert.Equal(t, 60*time.Second, webhook.Backoff(2, 0.5))
 	assert.Equal(t, 24*time.Second, webhook.Backoff(1, 0), "jitter -20%")
 	assert.Equal(t, 6*time.Hour, webhook.Backoff(40, 0.5), "capped")
+	assert.Equal(t, 2*time.Second, webhook.BackoffFrom(2*time.Second, 1, 0.5))
+	assert.Equal(t, 8*time.Second, webhook.BackoffFrom(2*time.Second, 3, 0.5))
+	assert.Equal(t, 6*time.Hour, webhook.BackoffFrom(2*time.Second, 40, 0.5), "capped")
+	assert.Equal(t, 6*time.Hour, webhook.BackoffFrom(24*time.Hour, 1, 0.5), "a first wait past the cap is capped")
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	d, ok := webhook.RetryAfter("120", now)
 	assert.True(t, ok)
@@ -491,4 +495,36 @@ func uuidV7At(t *testing.T, at time.Time) uuid.UUID {
 		ms >>= 8
 	}
 	return u
+}
+
+// FirstRetry, the operator's --webhook-first-retry, sets the first wait
+// and the schedule doubles from it.
+func TestFirstRetrySetsTheSchedule(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, status(http.StatusInternalServerError), status(http.StatusServiceUnavailable), status(http.StatusOK))
+	f := newFixture(t, rc, fixtureOptions{allowPrivate: true})
+	client := webhook.NewClient(webhook.ClientOptions{AllowPrivate: true, TLS: rc.tls(), Timeout: 2 * time.Second})
+	var err error
+	f.worker, err = webhook.NewWorker(f.store, serverSecret, webhook.WorkerOptions{Client: client, Clock: f.clock.Now,
+		Jitter: func() float64 { return 0.5 }, FirstRetry: 2 * time.Second})
+	require.NoError(t, err)
+	hook := f.create(t, rc.URL, webhook.MemberJoined)
+	f.emit(t, webhook.MemberJoined, webhook.MemberData{UserID: uuid.Must(uuid.NewV7()), Role: "member"})
+
+	f.run(t)
+	ds := f.deliveries(t, hook.ID)
+	require.Len(t, ds, 1)
+	assert.Equal(t, f.clock.Now().Add(2*time.Second), *ds[0].NextAttemptAt, "the first wait")
+	f.clock.Add(2 * time.Second)
+	assert.Equal(t, 1, f.run(t))
+	ds = f.deliveries(t, hook.ID)
+	assert.Equal(t, f.clock.Now().Add(4*time.Second), *ds[0].NextAttemptAt, "doubled")
+	f.clock.Add(4 * time.Second)
+	assert.Equal(t, 1, f.run(t))
+	ds = f.deliveries(t, hook.ID)
+	assert.Equal(t, webhook.StatusSucceeded, ds[0].Status)
+	assert.Equal(t, 3, ds[0].Attempts)
+
+	_, err = webhook.NewWorker(f.store, serverSecret, webhook.WorkerOptions{Client: client, FirstRetry: -time.Second})
+	assert.ErrorContains(t, err, "must not be negative")
 }

@@ -33,17 +33,22 @@ type delivered struct {
 }
 
 // hookReceiver is a plain-HTTP webhook receiver on loopback that records
-// every request and answers 204.
+// every request and answers 204 (500 to the first failFirst requests).
 type hookReceiver struct {
 	*httptest.Server
-	mu   sync.Mutex
-	got  []delivered
-	grew chan struct{} // closed, and replaced, on every request
+	failFirst int
+	mu        sync.Mutex
+	got       []delivered
+	grew      chan struct{} // closed, and replaced, on every request
 }
 
-func newHookReceiver(t *testing.T) *hookReceiver {
+func newHookReceiver(t *testing.T) *hookReceiver { return newFailingHookReceiver(t, 0) }
+
+// newFailingHookReceiver returns a receiver that answers 500 to its first
+// failFirst requests, then 204.
+func newFailingHookReceiver(t *testing.T, failFirst int) *hookReceiver {
 	t.Helper()
-	rc := &hookReceiver{grew: make(chan struct{})}
+	rc := &hookReceiver{failFirst: failFirst, grew: make(chan struct{})}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -60,9 +65,14 @@ func newHookReceiver(t *testing.T) *hookReceiver {
 		}
 		rc.mu.Lock()
 		rc.got = append(rc.got, d)
+		fail := len(rc.got) <= rc.failFirst
 		close(rc.grew)
 		rc.grew = make(chan struct{})
 		rc.mu.Unlock()
+		if fail {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(rc.Close)

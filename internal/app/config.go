@@ -19,6 +19,7 @@ import (
 	"github.com/hoplink/hoplink/clientip"
 	"github.com/hoplink/hoplink/dbdeadline"
 	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/webhook"
 )
 
 // Config is the validated operator configuration shared by every binary
@@ -78,6 +79,9 @@ type Config struct {
 	// loopback, private, link-local and metadata addresses, for tests and
 	// private networks.
 	WebhookAllowPrivate bool
+	// WebhookFirstRetry is the wait after a webhook delivery's first
+	// failure, doubling after each further one up to six hours.
+	WebhookFirstRetry time.Duration
 	// MetricsAddr is the listen address of the Prometheus /metrics
 	// endpoint, a listener of its own; empty serves no metrics.
 	MetricsAddr string
@@ -150,6 +154,8 @@ func Flags(serve bool) []cli.Flag {
 			Usage: "comma-separated browser origins (https://app.example) allowed to call /mcp and the OAuth token, registration and revocation endpoints from another site, or * for any; the OAuth metadata documents allow any origin (default none)"},
 		&cli.BoolFlag{Name: "webhook-allow-private", EnvVars: []string{"HOPLINK_WEBHOOK_ALLOW_PRIVATE"},
 			Usage: "allow webhook URLs on loopback, private, link-local and metadata addresses, and plain http (for tests and private networks)"},
+		&cli.DurationFlag{Name: "webhook-first-retry", Value: webhook.DefaultFirstRetry, EnvVars: []string{"HOPLINK_WEBHOOK_FIRST_RETRY"},
+			Usage: "wait after a webhook delivery's first failure, doubling after each further one up to 6h (at least 1s)"},
 		&cli.StringFlag{Name: "metrics-addr", EnvVars: []string{"HOPLINK_METRICS_ADDR"},
 			Usage: "listen address (host:port) of the Prometheus /metrics endpoint, a listener of its own, never the one of --addr (default none: no metrics)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", EnvVars: []string{"HOPLINK_LOG_LEVEL"}, Usage: "debug, info, warn or error"},
@@ -332,6 +338,9 @@ func ConfigFromCLI(c *cli.Context) (Config, error) {
 		errs = append(errs, errors.New("--log-format must be text or json"))
 	}
 	cfg.DBTimeout, cfg.StaleIfError = v.Duration("db-timeout"), v.Duration("stale-if-error")
+	if cfg.WebhookFirstRetry = v.Duration("webhook-first-retry"); cfg.WebhookFirstRetry < time.Second || cfg.WebhookFirstRetry > webhook.MaxRetryWait {
+		errs = append(errs, errors.New("--webhook-first-retry must be between 1s and 6h"))
+	}
 	if cfg.DBTimeout < 0 {
 		errs = append(errs, errors.New("--db-timeout must not be negative"))
 	}

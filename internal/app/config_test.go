@@ -106,6 +106,7 @@ func TestConfigFromCLIDefaults(t *testing.T) {
 			assert.Equal(t, time.Hour, cfg.StaleIfError, "known links redirect for an hour of outage")
 			assert.Empty(t, cfg.CORSOrigins, "no origin may call /mcp from another site by default")
 			assert.False(t, cfg.WebhookAllowPrivate, "webhooks reach public addresses only by default")
+			assert.Equal(t, 30*time.Second, cfg.WebhookFirstRetry, "a failed delivery is retried after 30 s")
 			assert.Empty(t, cfg.MetricsAddr, "no metrics listener by default")
 		})
 	}
@@ -139,6 +140,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				"--db-timeout", "250ms",
 				"--stale-if-error", "6h",
 				"--webhook-allow-private",
+				"--webhook-first-retry", "2s",
 				"--metrics-addr", "127.0.0.1:9090",
 			},
 			check: func(t *testing.T, cfg app.Config) {
@@ -159,6 +161,7 @@ func TestConfigFromCLIFlagsAndEnv(t *testing.T) {
 				assert.Equal(t, 250*time.Millisecond, cfg.DBTimeout)
 				assert.Equal(t, 6*time.Hour, cfg.StaleIfError)
 				assert.True(t, cfg.WebhookAllowPrivate)
+				assert.Equal(t, 2*time.Second, cfg.WebhookFirstRetry)
 				assert.Equal(t, "127.0.0.1:9090", cfg.MetricsAddr)
 			},
 		},
@@ -342,6 +345,8 @@ func TestConfigFromCLIRefusesInvalidValues(t *testing.T) {
 		{name: "a cors origin without a scheme", args: []string{"--cors-origins", "app.example"}, want: []string{"--cors-origins"}},
 		{name: "a cors origin of another scheme", env: map[string]string{"HOPLINK_CORS_ORIGINS": "ftp://app.example"}, want: []string{"--cors-origins"}},
 		{name: "negative database deadline", args: []string{"--db-timeout", "-1s"}, want: []string{"--db-timeout"}},
+		{name: "webhook first retry under a second", args: []string{"--webhook-first-retry", "500ms"}, want: []string{"--webhook-first-retry"}},
+		{name: "webhook first retry past six hours", env: map[string]string{"HOPLINK_WEBHOOK_FIRST_RETRY": "7h"}, want: []string{"--webhook-first-retry"}},
 		{name: "negative stale bound", env: map[string]string{"HOPLINK_STALE_IF_ERROR": "-5m"}, want: []string{"--stale-if-error"}},
 		{name: "metrics address without a port", args: []string{"--metrics-addr", "127.0.0.1"}, want: []string{"--metrics-addr", "host:port"}},
 		{name: "metrics on the service's listener", env: map[string]string{"HOPLINK_METRICS_ADDR": "127.0.0.1:8080"},

@@ -45,11 +45,13 @@ func NewWebhooks(s *store.Store, secret Secret, cfg Config) (*webhook.Service, e
 
 // NewWebhookWorker returns the worker that delivers the webhook outbox
 // (the store records the endpoints it disables in the audit log); its
-// client refuses private addresses unless --webhook-allow-private.
+// client refuses private addresses unless --webhook-allow-private, and it
+// waits --webhook-first-retry after a first failure.
 func NewWebhookWorker(s *store.Store, secret Secret, cfg Config, log *slog.Logger) (*webhook.Worker, error) {
 	return webhook.NewWorker(s, secret, webhook.WorkerOptions{
-		Client: webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookAllowPrivate}),
-		Logger: log,
+		Client:     webhook.NewClient(webhook.ClientOptions{AllowPrivate: cfg.WebhookAllowPrivate}),
+		Logger:     log,
+		FirstRetry: cfg.WebhookFirstRetry,
 	})
 }
 
