@@ -1,6 +1,9 @@
 package web
 
-import "html/template"
+import (
+	"html/template"
+	"strings"
+)
 
 // DashboardView fills every dashboard page (PageDashboard...): the shell
 // (the signed-in user, the organization switcher and the sections the
@@ -76,6 +79,10 @@ type ScopeChoice struct {
 	Permission
 	Checked bool
 }
+
+// ID is the checkbox's element id: the scope with its colon as a hyphen,
+// which a CSS selector takes as it is.
+func (s ScopeChoice) ID() string { return "f-scope-" + strings.ReplaceAll(s.Scope, ":", "-") }
 
 // NewKey fills PageDashboardKeyCreated: a key just created, with its raw
 // value, shown this once.
