@@ -66,11 +66,8 @@ func (d *dashboard) showKeys(w http.ResponseWriter, r *http.Request, c *dashCtx,
 		return d.serviceError(w, r, c, err)
 	}
 	list := &web.KeyList{Create: f, Own: auth.ReachOf(c.m.Role, auth.ActKeysRead) == auth.Own}
-	canRevoke := false
 	reach, err := c.p.Authorize(auth.ScopeKeysWrite, auth.ActKeysWrite)
-	if err == nil {
-		canRevoke = true
-	}
+	canRevoke := err == nil
 	for _, k := range keys {
 		row := web.KeyRow{Name: k.Name, Type: keyTypeName(k.Type), Prefix: k.Prefix, Scopes: scopeList(k.Scopes),
 			Created: k.CreatedAt.UTC().Format(dashDate)}
