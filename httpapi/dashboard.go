@@ -51,6 +51,7 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	root.handle(http.MethodGet, "/dashboard/o/:org", d.orgPage(d.orgHome))
 	d.linkRoutes(root)
 	d.analyticsRoutes(root)
+	d.keyRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -63,8 +64,9 @@ type dashCtx struct {
 	p *auth.Principal
 	// base is the organization's path, /dashboard/o/{org_id}.
 	base string
-	// analytics says that the member is offered the analytics pages.
-	analytics bool
+	// analytics and keys say that the member is offered the analytics and
+	// the key pages.
+	analytics, keys bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -203,6 +205,7 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		c.p = dashboardPrincipal(who, c.m)
 		c.base = orgPath(c.m.OrgID)
 		c.analytics = d.hasAnalytics(c)
+		c.keys = d.hasKeys(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -222,6 +225,9 @@ func (c *dashCtx) nav(current string) []web.NavItem {
 	items := []web.NavItem{{Label: "Links", Path: c.base + "/links"}}
 	if c.analytics {
 		items = append(items, web.NavItem{Label: "Analytics", Path: c.analyticsPath(nil)})
+	}
+	if c.keys {
+		items = append(items, web.NavItem{Label: "Keys", Path: c.base + "/keys"})
 	}
 	for i := range items {
 		items[i].Current = items[i].Label == current

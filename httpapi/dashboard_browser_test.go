@@ -179,3 +179,84 @@ func TestBrowserDashboardLinks(t *testing.T) {
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 	})
 }
+
+// TestBrowserDashboardKeys creates an API key in headless Chromium (after a
+// refused try), reads its raw value once, and revokes it through its
+// confirmation; every page on the way is checked at a desktop's and a
+// phone's size for overflow and axe-core's serious and critical rules.
+func TestBrowserDashboardKeys(t *testing.T) {
+	bin := findChromium(exec.LookPath, isExecutable)
+	if bin == "" {
+		t.Skip(skipNoChromium)
+	}
+	h := newDashHarness(t, storetest.SQLite(t))
+	m := h.member(t, auth.RoleOwner)
+	base := h.srv.URL
+	keys := base + keysPath(h)
+
+	axe := webtest.AxeOrSubtest(t)
+	browser := webtest.StartChromium(t, bin, 2*time.Minute)
+	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
+	defer cancel()
+	waitFor := func(id string) {
+		t.Helper()
+		wait, stop := context.WithTimeout(ctx, 5*time.Second)
+		defer stop()
+		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+			require.NoError(t, err, "waiting for #%s:\n%s", id, body)
+		}
+	}
+	text := func(id string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
+		require.NoError(t, err)
+		return strings.TrimSpace(s)
+	}
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(keys)))
+	waitFor("email")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("email"), m.email),
+		chromedp.SendKeys(chromedp.ID("password"), testPassword),
+		chromedp.Click(chromedp.ID("sign-in")),
+	))
+	waitFor("create-key")
+	webtest.CheckPageAtEverySize(t, ctx, axe)
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("f-name"), "Deploy bot"),
+		chromedp.Click(chromedp.ID("create-key")),
+	))
+	waitFor("f-scopes-error")
+	assert.Contains(t, text("form-invalid"), "Some fields need a change")
+	webtest.CheckPageAtEverySize(t, ctx, axe)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.ID("f-scope-links-read")),
+		chromedp.Click(chromedp.ID("create-key")),
+	))
+	waitFor("raw-key")
+	raw := text("raw-key")
+	assert.True(t, strings.HasPrefix(raw, "svc_live_"), raw)
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.querySelector('button[data-copy]').hidden`))
+	require.NoError(t, err)
+	assert.True(t, shown, "the copy button's script runs under the CSP")
+	webtest.CheckPageAtEverySize(t, ctx, axe)
+	assert.Equal(t, 200, h.get(t, raw, "/v1/links").status, "the key works")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("keys-link"))))
+	waitFor("keys")
+	body, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.outerHTML`))
+	require.NoError(t, err)
+	assert.NotContains(t, body, raw, "the raw key is shown once")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//tr[td[contains(., "Deploy bot")]]//a[text()="Revoke"]`)))
+	waitFor("confirm-button")
+	webtest.CheckPageAtEverySize(t, ctx, axe)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.ID("confirm")),
+		chromedp.Click(chromedp.ID("confirm-button")),
+	))
+	waitFor("notice")
+	assert.Equal(t, "The key was revoked: its next use is refused.", text("notice"))
+	assert.Equal(t, 401, h.get(t, raw, "/v1/links").status, "the key is revoked")
+}

@@ -596,10 +596,8 @@ func (f *linkForm) expiry() *time.Time {
 	if v == nil {
 		return nil
 	}
-	for _, layout := range []string{formTime, formTime + ":05", time.RFC3339} {
-		if t, err := time.ParseInLocation(layout, *v, time.UTC); err == nil {
-			return &t
-		}
+	if t, ok := parseFormTime(*v); ok {
+		return &t
 	}
 	f.errs[linking.FieldExpiresAt] = "Must be a date and time, such as 2030-01-31T18:00 (UTC)."
 	return nil

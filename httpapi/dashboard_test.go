@@ -150,7 +150,8 @@ func TestDashboardHomeAndSwitcher(t *testing.T) {
 		assert.Contains(t, p.body, `<option value="`+h.org.ID.String()+`" selected>Acme (member)</option>`)
 		assert.Contains(t, p.body, `<option value="`+other.ID.String()+`">Beta (admin)</option>`)
 		assert.Contains(t, p.body, `<a href="`+linksPath(h.org.ID)+`" aria-current="page">Links</a>`)
-		for _, absent := range []string{"/apps", "/domains", "/keys", "/team", "/audit", "/settings"} {
+		assert.Contains(t, p.body, `<a href="/dashboard/o/`+h.org.ID.String()+`/keys">Keys</a>`, "a member is offered their keys")
+		for _, absent := range []string{"/apps", "/domains", "/team", "/audit", "/settings"} {
 			assert.NotContains(t, p.body, `/dashboard/o/`+h.org.ID.String()+absent, "a section not built yet is not in the navigation")
 		}
 

@@ -1,6 +1,9 @@
 package web
 
-import "html/template"
+import (
+	"html/template"
+	"strings"
+)
 
 // DashboardView fills every dashboard page (PageDashboard...): the shell
 // (the signed-in user, the organization switcher and the sections the
@@ -29,6 +32,62 @@ type DashboardView struct {
 	Form      *Form
 	Confirm   *Confirm
 	Analytics *AnalyticsView
+	Keys      *KeyList
+	NewKey    *NewKey
+}
+
+// KeyList fills PageDashboardKeys: the keys the member may see and the
+// create form.
+type KeyList struct {
+	Rows []KeyRow
+	// Own says that the list holds only the member's own keys, as their
+	// role reaches no other.
+	Own bool
+	// Create is the create form; nil when the role may not create keys.
+	Create *KeyForm
+}
+
+// KeyRow is one key of the list.
+type KeyRow struct {
+	Name, Type, Prefix, Scopes string
+	// Created, Expires and LastUsed are dates as shown; Expires and
+	// LastUsed are "" when unset.
+	Created, Expires, LastUsed string
+	// RevokePath is the revoke confirmation; "" when the member may not
+	// revoke the key.
+	RevokePath string
+}
+
+// KeyForm is the create form of a key: its values as typed and an error
+// for each field ("" when none).
+type KeyForm struct {
+	Action string
+	// Type is "api" or "sdk".
+	Name, Type, Expires, AppID string
+	// Scopes are the scopes the member's role may grant, those typed
+	// checked.
+	Scopes []ScopeChoice
+	// Apps are the organization's apps an SDK key may be tied to.
+	Apps                                                      []Option
+	NameError, TypeError, ScopesError, ExpiresError, AppError string
+	// Invalid says that some field has an error.
+	Invalid bool
+}
+
+// ScopeChoice is one scope checkbox of the key form.
+type ScopeChoice struct {
+	Permission
+	Checked bool
+}
+
+// ID is the checkbox's element id: the scope with its colon as a hyphen,
+// which a CSS selector takes as it is.
+func (s ScopeChoice) ID() string { return "f-scope-" + strings.ReplaceAll(s.Scope, ":", "-") }
+
+// NewKey fills PageDashboardKeyCreated: a key just created, with its raw
+// value, shown this once.
+type NewKey struct {
+	Name, Raw, Scopes, ListPath string
 }
 
 // AnalyticsView fills PageDashboardAnalytics: the window's form, the

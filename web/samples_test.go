@@ -182,7 +182,28 @@ func dashboardSamples() []sample {
 	refused.Error = "Your plan reads the last 30 days of clicks."
 	refused.Analytics = &web.AnalyticsView{Path: "/dashboard/o/1/analytics", Days: "90", Interval: "day", Timezone: unbroken,
 		DayOptions: []web.Option{{Value: "90", Label: "Last 90 days"}}, IntervalOptions: []web.Option{{Value: "day", Label: "Days"}}}
+	keys := shell("API and SDK keys")
+	keys.Notice = "The key was revoked: its next use is refused."
+	keys.Keys = &web.KeyList{
+		Rows: []web.KeyRow{
+			{Name: "Deploy bot of the " + unbroken, Type: "API", Prefix: "svc_live_", Scopes: "links:read, links:write, analytics:read, apps:read, apps:write",
+				Created: "2030-01-02 10:00 UTC", Expires: "2031-01-02 10:00 UTC", LastUsed: "2030-03-01 08:12 UTC", RevokePath: "/dashboard/o/1/keys/2/revoke"},
+			{Name: "iOS app", Type: "SDK", Prefix: "svc_live_", Scopes: "links:read, attribution:write", Created: "2030-01-02 10:00 UTC"},
+		},
+		Create: &web.KeyForm{Action: "/dashboard/o/1/keys", Name: unbroken, Type: "api", Expires: "soon", Invalid: true,
+			Scopes: []web.ScopeChoice{{Permission: web.DescribeScope("links:read"), Checked: true}, {Permission: web.DescribeScope("webhooks:write")}},
+			Apps:   []web.Option{{Value: "1", Label: "Acme Shop"}}, NameError: "Must be 1 to 100 characters.",
+			ScopesError: "Must name at least one scope.", ExpiresError: "Must be a date and time, such as 2030-01-31T18:00 (UTC).",
+			AppError: "Is not an app of this organization."}}
+	noKeys := shell("API and SDK keys")
+	noKeys.Keys = &web.KeyList{Own: true, Create: &web.KeyForm{Action: "/dashboard/o/1/keys", Type: "sdk",
+		Scopes: []web.ScopeChoice{{Permission: web.DescribeScope("links:read")}}}}
+	newKey := shell("Key created")
+	newKey.NewKey = &web.NewKey{Name: "Deploy bot", Raw: "svc_live_" + unbroken, Scopes: "links:read, links:write", ListPath: "/dashboard/o/1/keys"}
 	return []sample{
+		{"dashboard keys", web.PageDashboardKeys, keys},
+		{"dashboard keys, empty", web.PageDashboardKeys, noKeys},
+		{"dashboard key created", web.PageDashboardKeyCreated, newKey},
 		{"dashboard links", web.PageDashboardLinks, list},
 		{"dashboard links, empty", web.PageDashboardLinks, empty},
 		{"dashboard links, no app", web.PageDashboardLinks, noApp},

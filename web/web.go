@@ -73,13 +73,15 @@ const (
 	PageConnections      = "connections"
 
 	// The dashboard's pages, filled by a DashboardView.
-	PageDashboardMessage   = "dashboard-message"
-	PageDashboardOrgs      = "dashboard-orgs"
-	PageDashboardLinks     = "dashboard-links"
-	PageDashboardLink      = "dashboard-link"
-	PageDashboardForm      = "dashboard-form"
-	PageDashboardConfirm   = "dashboard-confirm"
-	PageDashboardAnalytics = "dashboard-analytics"
+	PageDashboardMessage    = "dashboard-message"
+	PageDashboardOrgs       = "dashboard-orgs"
+	PageDashboardLinks      = "dashboard-links"
+	PageDashboardLink       = "dashboard-link"
+	PageDashboardForm       = "dashboard-form"
+	PageDashboardConfirm    = "dashboard-confirm"
+	PageDashboardAnalytics  = "dashboard-analytics"
+	PageDashboardKeys       = "dashboard-keys"
+	PageDashboardKeyCreated = "dashboard-key-created"
 )
 
 // CopyScript is the one script of the pages: on the dashboard it shows
