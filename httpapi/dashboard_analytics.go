@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -85,7 +84,8 @@ func (d *dashboard) analyticsPage(w http.ResponseWriter, req bunrouter.Request, 
 		view.Error = msg
 		return d.render(w, r, c, http.StatusBadRequest, web.PageDashboardAnalytics, view)
 	}
-	if msg := strictPageQuery(q, analyticsPageParams); msg != "" {
+	if err := strictValues(q, analyticsPageParams...).err(); err != nil {
+		_, msg, _ := dashboardError(err)
 		return bad(msg)
 	}
 	if s := q.Get("days"); s != "" {
@@ -175,20 +175,6 @@ func (d *dashboard) analyticsPage(w http.ResponseWriter, req bunrouter.Request, 
 		v.Breakdowns = append(v.Breakdowns, chart)
 	}
 	return d.render(w, r, c, http.StatusOK, web.PageDashboardAnalytics, view)
-}
-
-// strictPageQuery returns what is wrong with a page's query: a parameter
-// not in allowed, or one given twice; "" when nothing is.
-func strictPageQuery(q url.Values, allowed []string) string {
-	for k, vs := range q {
-		if !slices.Contains(allowed, k) {
-			return "The address carries a parameter this page does not know: " + strconv.Quote(k) + "."
-		}
-		if len(vs) > 1 {
-			return "The address gives " + strconv.Quote(k) + " more than once."
-		}
-	}
-	return ""
 }
 
 // hasOption reports whether value is one of options'.
