@@ -36,12 +36,6 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 20*time.Second)
 	}
-	location := func(t *testing.T, ctx context.Context) string {
-		t.Helper()
-		l, err := chromedp.Run(ctx, chromedp.Location())
-		require.NoError(t, err)
-		return l
-	}
 	// signIn fills the first step of the sign-in form.
 	signIn := func(t *testing.T, ctx context.Context) {
 		t.Helper()
@@ -61,20 +55,11 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 			chromedp.Click(chromedp.ID("sign-out")),
 			chromedp.WaitVisible(chromedp.ID("email")),
 		))
-		assert.Equal(t, base+"/login", location(t, ctx), "signed out: the sign-in page")
+		assert.Equal(t, base+"/login", pageLocation(t, ctx), "signed out: the sign-in page")
 	}
 
 	// waitFor waits a few seconds for the element with id and, when it does
 	// not come, shows the page the browser is on instead.
-	waitFor := func(t *testing.T, ctx context.Context, id string) {
-		t.Helper()
-		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
-			require.NoError(t, err, "waiting for #%s on %s:\n%s", id, location(t, ctx), body)
-		}
-	}
 
 	var secret string
 	var codes []string
@@ -82,8 +67,8 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/")))
-		waitFor(t, ctx, "email")
-		assert.Equal(t, base+"/login", location(t, ctx))
+		waitForID(t, ctx, "email")
+		assert.Equal(t, base+"/login", pageLocation(t, ctx))
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 	})
 
@@ -91,12 +76,12 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		signIn(t, ctx)
-		waitFor(t, ctx, "account-email")
+		waitForID(t, ctx, "account-email")
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 		browserName, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(".session-browser")))
 		require.NoError(t, err)
 		assert.Equal(t, "Headless Chrome on Linux", browserName, "the session names the browser and its system")
-		assert.Equal(t, base+"/account", location(t, ctx))
+		assert.Equal(t, base+"/account", pageLocation(t, ctx))
 		email, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("account-email")))
 		require.NoError(t, err)
 		assert.Equal(t, m.email, email)
@@ -125,7 +110,7 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("otp"), h.code(t, secret)),
 			chromedp.Click(chromedp.ID("confirm")),
 		))
-		waitFor(t, ctx, "backup-codes")
+		waitForID(t, ctx, "backup-codes")
 		codes, err = chromedp.Run(ctx, chromedp.Evaluate[[]string](
 			`Array.from(document.querySelectorAll('#backup-codes code')).map(e => e.textContent)`))
 		require.NoError(t, err)
@@ -137,7 +122,7 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 		// Refreshing the codes' page sends the confirmation again: the
 		// styled 409 says why no codes come.
 		require.NoError(t, chromedp.Do(ctx, chromedp.Reload()))
-		waitFor(t, ctx, "message-link")
+		waitForID(t, ctx, "message-link")
 		title, err := chromedp.Run(ctx, chromedp.Title())
 		require.NoError(t, err)
 		assert.Equal(t, "Backup codes shown already · Hoplink", title)
@@ -171,8 +156,8 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("otp"), h.code(t, secret)),
 			chromedp.Click(chromedp.ID("verify")),
 		))
-		waitFor(t, ctx, "account-email")
-		assert.Equal(t, base+"/account", location(t, ctx))
+		waitForID(t, ctx, "account-email")
+		assert.Equal(t, base+"/account", pageLocation(t, ctx))
 		signOut(t, ctx)
 	}))
 
@@ -185,8 +170,8 @@ func TestBrowserSignInWithTwoFactor(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("otp"), codes[0]),
 			chromedp.Click(chromedp.ID("verify")),
 		))
-		waitFor(t, ctx, "account-email")
-		assert.Equal(t, base+"/account", location(t, ctx))
+		waitForID(t, ctx, "account-email")
+		assert.Equal(t, base+"/account", pageLocation(t, ctx))
 		assert.Contains(t, h.auditActions(t), "two_factor.backup_code_used")
 	})
 }

@@ -42,48 +42,25 @@ func TestBrowserDashboardLinks(t *testing.T) {
 	step := func() (context.Context, context.CancelFunc) {
 		return context.WithTimeout(browser, 40*time.Second)
 	}
-	location := func(t *testing.T, ctx context.Context) string {
-		t.Helper()
-		l, err := chromedp.Run(ctx, chromedp.Location())
-		require.NoError(t, err)
-		return l
-	}
-	// waitFor waits a few seconds for the element with id and, when it does
-	// not come, shows the page the browser is on instead.
-	waitFor := func(t *testing.T, ctx context.Context, id string) {
-		t.Helper()
-		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
-			require.NoError(t, err, "waiting for #%s on %s:\n%s", id, location(t, ctx), body)
-		}
-	}
-	text := func(t *testing.T, ctx context.Context, id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		require.NoError(t, err)
-		return strings.TrimSpace(s)
-	}
 
 	require.True(t, t.Run("sign in and pick the organization", func(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"/dashboard")))
-		waitFor(t, ctx, "email")
-		assert.Equal(t, base+"/login?return_to=%2Fdashboard", location(t, ctx))
+		waitForID(t, ctx, "email")
+		assert.Equal(t, base+"/login?return_to=%2Fdashboard", pageLocation(t, ctx))
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.SendKeys(chromedp.ID("email"), m.email),
 			chromedp.SendKeys(chromedp.ID("password"), testPassword),
 			chromedp.Click(chromedp.ID("sign-in")),
 		))
-		waitFor(t, ctx, "orgs")
-		assert.Equal(t, base+"/dashboard", location(t, ctx))
+		waitForID(t, ctx, "orgs")
+		assert.Equal(t, base+"/dashboard", pageLocation(t, ctx))
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//ul[@id="orgs"]//a[text()="Acme"]`)))
-		waitFor(t, ctx, "empty")
-		assert.Equal(t, list, location(t, ctx))
-		assert.Contains(t, text(t, ctx, "empty"), "Create your first link")
+		waitForID(t, ctx, "empty")
+		assert.Equal(t, list, pageLocation(t, ctx))
+		assert.Contains(t, elementText(t, ctx, "empty"), "Create your first link")
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 	}))
 
@@ -91,7 +68,7 @@ func TestBrowserDashboardLinks(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("new-link"))))
-		waitFor(t, ctx, "f-destination_url")
+		waitForID(t, ctx, "f-destination_url")
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.SendKeys(chromedp.ID("f-destination_url"), "shop.example/spring"),
@@ -101,8 +78,8 @@ func TestBrowserDashboardLinks(t *testing.T) {
 			chromedp.SetValue(chromedp.ID("f-app_id"), appID.String()),
 			chromedp.Click(chromedp.ID("save")),
 		))
-		waitFor(t, ctx, "f-destination_url-error")
-		assert.Contains(t, text(t, ctx, "form-invalid"), "Some fields need a change")
+		waitForID(t, ctx, "f-destination_url-error")
+		assert.Contains(t, elementText(t, ctx, "form-invalid"), "Some fields need a change")
 		typed, err := chromedp.Run(ctx, chromedp.Value(chromedp.ID("f-name")))
 		require.NoError(t, err)
 		assert.Equal(t, "Spring sale", typed, "the form keeps what was typed")
@@ -111,9 +88,9 @@ func TestBrowserDashboardLinks(t *testing.T) {
 			chromedp.SetValue(chromedp.ID("f-destination_url"), "https://shop.example/spring"),
 			chromedp.Click(chromedp.ID("save")),
 		))
-		waitFor(t, ctx, "short-url")
-		assert.Equal(t, "The link was created.", text(t, ctx, "notice"))
-		assert.True(t, strings.HasSuffix(text(t, ctx, "short-url"), ".hop.test:8080/spring"), "on the app's subdomain")
+		waitForID(t, ctx, "short-url")
+		assert.Equal(t, "The link was created.", elementText(t, ctx, "notice"))
+		assert.True(t, strings.HasSuffix(elementText(t, ctx, "short-url"), ".hop.test:8080/spring"), "on the app's subdomain")
 		shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.querySelector('button[data-copy]').hidden`))
 		require.NoError(t, err)
 		assert.True(t, shown, "the copy button's script runs under the CSP")
@@ -124,21 +101,21 @@ func TestBrowserDashboardLinks(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(list)))
-		waitFor(t, ctx, "links")
-		assert.Equal(t, "1 to 1 of 1 links", text(t, ctx, "count"))
+		waitForID(t, ctx, "links")
+		assert.Equal(t, "1 to 1 of 1 links", elementText(t, ctx, "count"))
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//table[@id="links"]//a[text()="Spring sale"]`)))
-		waitFor(t, ctx, "edit-link")
+		waitForID(t, ctx, "edit-link")
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("edit-link"))))
-		waitFor(t, ctx, "f-name")
+		waitForID(t, ctx, "f-name")
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.SetValue(chromedp.ID("f-name"), "Summer sale"),
 			chromedp.SetValue(chromedp.ID("f-utm_campaign"), "summer"),
 			chromedp.Click(chromedp.ID("save")),
 		))
-		waitFor(t, ctx, "notice")
-		assert.Equal(t, "The changes were saved.", text(t, ctx, "notice"))
+		waitForID(t, ctx, "notice")
+		assert.Equal(t, "The changes were saved.", elementText(t, ctx, "notice"))
 		title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("h1")))
 		require.NoError(t, err)
 		assert.Equal(t, "Summer sale", title)
@@ -148,34 +125,34 @@ func TestBrowserDashboardLinks(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("pause-link"))))
-		waitFor(t, ctx, "resume-link")
-		assert.Equal(t, "Paused", text(t, ctx, "link-state"))
+		waitForID(t, ctx, "resume-link")
+		assert.Equal(t, "Paused", elementText(t, ctx, "link-state"))
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("resume-link"))))
-		waitFor(t, ctx, "pause-link")
-		assert.Equal(t, "Active", text(t, ctx, "link-state"))
+		waitForID(t, ctx, "pause-link")
+		assert.Equal(t, "Active", elementText(t, ctx, "link-state"))
 	}))
 
 	t.Run("delete it after confirming", func(t *testing.T) {
 		ctx, cancel := step()
 		defer cancel()
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("delete-link"))))
-		waitFor(t, ctx, "confirm-button")
+		waitForID(t, ctx, "confirm-button")
 		webtest.CheckPageAtEverySize(t, ctx, axe)
-		page := location(t, ctx)
+		page := pageLocation(t, ctx)
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("confirm-button"))))
-		assert.Equal(t, page, location(t, ctx), "the browser asks for the box first")
+		assert.Equal(t, page, pageLocation(t, ctx), "the browser asks for the box first")
 		require.NoError(t, chromedp.Do(ctx,
 			chromedp.Click(chromedp.ID("confirm")),
 			chromedp.Click(chromedp.ID("confirm-button")),
 		))
-		waitFor(t, ctx, "empty")
-		assert.Equal(t, "The link was deleted.", text(t, ctx, "notice"))
-		assert.Equal(t, list+"?done=deleted", location(t, ctx))
+		waitForID(t, ctx, "empty")
+		assert.Equal(t, "The link was deleted.", elementText(t, ctx, "notice"))
+		assert.Equal(t, list+"?done=deleted", pageLocation(t, ctx))
 		assert.Zero(t, h.count(t, "links", h.org.ID))
 
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(page)))
-		waitFor(t, ctx, "message-link")
+		waitForID(t, ctx, "message-link")
 		webtest.CheckPageAtEverySize(t, ctx, axe)
 	})
 }
@@ -198,45 +175,30 @@ func TestBrowserDashboardKeys(t *testing.T) {
 	browser := webtest.StartChromium(t, bin, 2*time.Minute)
 	ctx, cancel := context.WithTimeout(browser, 90*time.Second)
 	defer cancel()
-	waitFor := func(id string) {
-		t.Helper()
-		wait, stop := context.WithTimeout(ctx, 5*time.Second)
-		defer stop()
-		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
-			require.NoError(t, err, "waiting for #%s:\n%s", id, body)
-		}
-	}
-	text := func(id string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
-		require.NoError(t, err)
-		return strings.TrimSpace(s)
-	}
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(keys)))
-	waitFor("email")
+	waitForID(t, ctx, "email")
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("email"), m.email),
 		chromedp.SendKeys(chromedp.ID("password"), testPassword),
 		chromedp.Click(chromedp.ID("sign-in")),
 	))
-	waitFor("create-key")
+	waitForID(t, ctx, "create-key")
 	webtest.CheckPageAtEverySize(t, ctx, axe)
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.SendKeys(chromedp.ID("f-name"), "Deploy bot"),
 		chromedp.Click(chromedp.ID("create-key")),
 	))
-	waitFor("f-scopes-error")
-	assert.Contains(t, text("form-invalid"), "Some fields need a change")
+	waitForID(t, ctx, "f-scopes-error")
+	assert.Contains(t, elementText(t, ctx, "form-invalid"), "Some fields need a change")
 	webtest.CheckPageAtEverySize(t, ctx, axe)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.ID("f-scope-links-read")),
 		chromedp.Click(chromedp.ID("create-key")),
 	))
-	waitFor("raw-key")
-	raw := text("raw-key")
+	waitForID(t, ctx, "raw-key")
+	raw := elementText(t, ctx, "raw-key")
 	assert.True(t, strings.HasPrefix(raw, "svc_live_"), raw)
 	shown, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.querySelector('button[data-copy]').hidden`))
 	require.NoError(t, err)
@@ -245,18 +207,46 @@ func TestBrowserDashboardKeys(t *testing.T) {
 	assert.Equal(t, 200, h.get(t, raw, "/v1/links").status, "the key works")
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.ID("keys-link"))))
-	waitFor("keys")
+	waitForID(t, ctx, "keys")
 	body, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.outerHTML`))
 	require.NoError(t, err)
 	assert.NotContains(t, body, raw, "the raw key is shown once")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//tr[td[contains(., "Deploy bot")]]//a[text()="Revoke"]`)))
-	waitFor("confirm-button")
+	waitForID(t, ctx, "confirm-button")
 	webtest.CheckPageAtEverySize(t, ctx, axe)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.ID("confirm")),
 		chromedp.Click(chromedp.ID("confirm-button")),
 	))
-	waitFor("notice")
-	assert.Equal(t, "The key was revoked: its next use is refused.", text("notice"))
+	waitForID(t, ctx, "notice")
+	assert.Equal(t, "The key was revoked: its next use is refused.", elementText(t, ctx, "notice"))
 	assert.Equal(t, 401, h.get(t, raw, "/v1/links").status, "the key is revoked")
+}
+
+// pageLocation returns the address the browser of ctx shows.
+func pageLocation(t testing.TB, ctx context.Context) string {
+	t.Helper()
+	l, err := chromedp.Run(ctx, chromedp.Location())
+	require.NoError(t, err)
+	return l
+}
+
+// waitForID waits a few seconds for the element with id and, when it does
+// not come, fails t showing the page the browser is on instead.
+func waitForID(t testing.TB, ctx context.Context, id string) {
+	t.Helper()
+	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
+		body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
+		require.NoError(t, err, "waiting for #%s on %s:\n%s", id, pageLocation(t, ctx), body)
+	}
+}
+
+// elementText returns the text of the element with id, trimmed.
+func elementText(t testing.TB, ctx context.Context, id string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id)))
+	require.NoError(t, err)
+	return strings.TrimSpace(s)
 }

@@ -39,23 +39,8 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	axe := webtest.AxeOrSubtest(t)
 	browser := webtest.StartChromium(t, bin, 90*time.Second)
 
-	location := func(ctx context.Context) string {
-		t.Helper()
-		l, err := chromedp.Run(ctx, chromedp.Location())
-		require.NoError(t, err)
-		return l
-	}
 	// waitFor waits a few seconds for the element with id and, when it does
 	// not come, shows the page the browser is on instead.
-	waitFor := func(ctx context.Context, id string) {
-		t.Helper()
-		wait, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if err := chromedp.Do(wait, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.documentElement.outerHTML`))
-			require.NoError(t, err, "waiting for #%s on %s:\n%s", id, location(ctx), body)
-		}
-	}
 	title := func(ctx context.Context) string {
 		t.Helper()
 		s, err := chromedp.Run(ctx, chromedp.Title())
@@ -73,7 +58,7 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	defer cancelStep()
 	link := base + "/invitations/" + inv.Token
 	require.NoError(t, chromedp.Do(step, chromedp.Navigate(link)))
-	waitFor(step, "invitation-org")
+	waitForID(t, step, "invitation-org")
 	assert.Equal(t, "Acme", text(step, "invitation-org"))
 	assert.Equal(t, "admin", text(step, "invitation-role"))
 	webtest.CheckPageAtEverySize(t, step, axe)
@@ -90,10 +75,10 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 		chromedp.Click(chromedp.ID("create-account")),
 	))
 	// Creating the account accepts the invitation: no second button.
-	waitFor(step, "notice")
+	waitForID(t, step, "notice")
 	assert.Equal(t, "You joined Acme as admin.", text(step, "notice"))
 	webtest.CheckPageAtEverySize(t, step, axe)
-	assert.Contains(t, location(step), base+"/account?joined=")
+	assert.Contains(t, pageLocation(t, step), base+"/account?joined=")
 	assert.Equal(t, "invitee@example.com", text(step, "account-email"))
 	rows, err := chromedp.Run(step, chromedp.Evaluate[[]string](
 		`Array.from(document.querySelectorAll('section[aria-labelledby="orgs-h"] tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent).join('|'))`))
@@ -105,7 +90,7 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 	// Signed in as the invitee now: another's invitation is refused with a
 	// page that says who is signed in.
 	require.NoError(t, chromedp.Do(step, chromedp.Navigate(base+"/invitations/"+other.Token)))
-	waitFor(step, "error")
+	waitForID(t, step, "error")
 	assert.Equal(t, "Join Acme · Hoplink", title(step))
 	assert.Equal(t, "This invitation is for someone-else@example.com, and you are signed in as invitee@example.com.",
 		text(step, "error"))
@@ -120,7 +105,7 @@ func TestBrowserAcceptInvitation(t *testing.T) {
 		{revoked.Token, "Invitation withdrawn · Hoplink"},
 	} {
 		require.NoError(t, chromedp.Do(step, chromedp.Navigate(base+"/invitations/"+c.token)))
-		waitFor(step, "invitation-org")
+		waitForID(t, step, "invitation-org")
 		assert.Equal(t, c.title, title(step))
 		assert.Equal(t, "Acme", text(step, "invitation-org"))
 		webtest.CheckPageAtEverySize(t, step, axe)
