@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -136,11 +137,15 @@ type Handler struct {
 	// sessionServer is the server of the stateful handler, whose sessions
 	// are the ones this process holds.
 	sessionServer *mcp.Server
-	origins       *http.CrossOriginProtection
-	tools         []tool
-	byName        map[string]*tool
-	public        *url.URL
-	resource      string
+	// owners binds each session this process opened to its caller's
+	// bucket, so that another credential naming it is refused in the API's
+	// envelope before the SDK would answer its own plain-text 403.
+	owners   sessionOwners
+	origins  *http.CrossOriginProtection
+	tools    []tool
+	byName   map[string]*tool
+	public   *url.URL
+	resource string
 }
 
 // New returns the MCP endpoint.
@@ -305,24 +310,79 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	sdk := h.sdk
-	if h.inSession(r, calls, parsed) {
+	held, opens := h.inSession(r, calls, parsed)
+	if held {
+		if owner, ok := h.owners.owner(r.Header.Get("Mcp-Session-Id")); ok && owner != c.bucket {
+			httperr.Write(w, r, nil, errcode.New(errcode.Forbidden,
+				"this session was opened with another key or connection; initialize a session of your own"))
+			return
+		}
+	}
+	if held || opens {
 		sdk = h.sessions
 	}
 	sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, c)))
+	if opens {
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			h.owners.add(id, c.bucket, h.sessionServer)
+		}
+	}
 }
 
-// inSession reports whether the stateful handler serves r: r initializes
-// (and gets a session), or r names a session this process holds.
-func (h *Handler) inSession(r *http.Request, calls []rpcCall, parsed bool) bool {
+// inSession reports whether the stateful handler serves r: r names a
+// session this process holds (held), or r names none and initializes, and
+// so gets one (opens).
+func (h *Handler) inSession(r *http.Request, calls []rpcCall, parsed bool) (held, opens bool) {
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		for s := range h.sessionServer.Sessions() {
 			if s.ID() == id {
-				return true
+				return true, false
 			}
 		}
-		return false
+		return false, false
 	}
-	return parsed && slices.ContainsFunc(calls, func(c rpcCall) bool { return c.Method == "initialize" })
+	return false, parsed && slices.ContainsFunc(calls, func(c rpcCall) bool { return c.Method == "initialize" })
+}
+
+// sessionOwners maps the id of each session this process opened to the
+// bucket of the caller that opened it. Sessions the server no longer holds
+// (idle past SessionIdleTimeout) are swept from it as it grows, so it holds
+// at most about twice the live sessions.
+type sessionOwners struct {
+	mu      sync.Mutex
+	m       map[string]string
+	sweepAt int
+}
+
+// add records that bucket opened session id, first sweeping the sessions
+// srv no longer holds when the map has doubled since the last sweep.
+func (o *sessionOwners) add(id, bucket string, srv *mcp.Server) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = make(map[string]string)
+	}
+	if len(o.m) >= o.sweepAt {
+		live := make(map[string]bool, len(o.m))
+		for s := range srv.Sessions() {
+			live[s.ID()] = true
+		}
+		for k := range o.m {
+			if !live[k] {
+				delete(o.m, k)
+			}
+		}
+		o.sweepAt = 2*len(o.m) + 64
+	}
+	o.m[id] = bucket
+}
+
+// owner returns the bucket that opened session id.
+func (o *sessionOwners) owner(id string) (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	b, ok := o.m[id]
+	return b, ok
 }
 
 // withCaller hands the caller ServeHTTP authenticated to the SDK, through

@@ -97,7 +97,10 @@ func TestSessions(t *testing.T) {
 	t.Run("another key cannot use the session", func(t *testing.T) {
 		resp, body := h.raw(t, http.MethodPost, callBody("list_organizations", `{}`), inSession(other.key, id))
 		assert.Equal(t, http.StatusForbidden, resp.StatusCode, "body: %s", body)
+		assertEnvelope(t, body, errcode.Forbidden)
 		assert.NotContains(t, string(body), o.ID.String())
+		resp, body = h.raw(t, http.MethodPost, callBody("list_organizations", `{}`), inSession(o.key, id))
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "the session still serves its own key: %s", body)
 	})
 	t.Run("a session this process does not hold is served without one", func(t *testing.T) {
 		resp, body := h.raw(t, http.MethodPost, callBody("list_organizations", `{}`), inSession(other.key, "issued-by-another-replica"))
