@@ -52,6 +52,7 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	d.linkRoutes(root)
 	d.analyticsRoutes(root)
 	d.keyRoutes(root)
+	d.teamRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -67,6 +68,8 @@ type dashCtx struct {
 	// analytics and keys say that the member is offered the analytics and
 	// the key pages.
 	analytics, keys bool
+	// team says that the member is offered the team page.
+	team bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -206,6 +209,7 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		c.base = orgPath(c.m.OrgID)
 		c.analytics = d.hasAnalytics(c)
 		c.keys = d.hasKeys(c)
+		c.team = d.hasTeam(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -228,6 +232,9 @@ func (c *dashCtx) nav(current string) []web.NavItem {
 	}
 	if c.keys {
 		items = append(items, web.NavItem{Label: "Keys", Path: c.base + "/keys"})
+	}
+	if c.team {
+		items = append(items, web.NavItem{Label: "Team", Path: c.teamPath()})
 	}
 	for i := range items {
 		items[i].Current = items[i].Label == current

@@ -348,6 +348,20 @@ func (s *Invitations) List(ctx context.Context, p *auth.Principal, state *string
 	return &InvitationPage{Data: invs, Pagination: apitype.NewPagination(total, l, o)}, nil
 }
 
+// Get returns invitation id of p's organization without its token, as
+// List shows it (the dashboard's confirmation page names the invitation).
+// Errors: FORBIDDEN without team:read; NOT_FOUND.
+func (s *Invitations) Get(ctx context.Context, p *auth.Principal, id uuid.UUID) (*Invitation, error) {
+	if _, err := p.Authorize(auth.ScopeTeamRead, auth.ActTeamRead); err != nil {
+		return nil, err
+	}
+	inv, err := s.store.InvitationByID(ctx, p.OrgID, id)
+	if err != nil {
+		return nil, errcode.NotFoundAs(err, "invitation not found")
+	}
+	return inv, nil
+}
+
 // Revoke revokes invitation id of p's organization and returns it with its
 // token (SPEC.md, Invitation states): a pending invitation gets revoked_at;
 // an accepted one is 400 INVITATION_ALREADY_ACCEPTED, a revoked one 400
@@ -377,6 +391,22 @@ func (s *Invitations) Revoke(ctx context.Context, p *auth.Principal, id uuid.UUI
 		return nil, err
 	}
 	return inv, nil
+}
+
+// Token returns the token of inv, an invitation List returned for p, so
+// that an owner or admin can send its acceptance link again (the dashboard
+// shows it beside each pending invitation; the API's list never carries
+// it). It needs team:write, as Create does: the token lets the invited
+// email join. Errors: FORBIDDEN; NOT_FOUND when inv is not of p's
+// organization.
+func (s *Invitations) Token(p *auth.Principal, inv *Invitation) (string, error) {
+	if _, err := p.Authorize(auth.ScopeTeamWrite, auth.ActTeamWrite); err != nil {
+		return "", err
+	}
+	if inv.OrgID != p.OrgID {
+		return "", errcode.New(errcode.NotFound, "invitation not found")
+	}
+	return s.open(inv.TokenSealed, inv.ID)
 }
 
 // InvitationOffer is an invitation as its acceptance page shows it.

@@ -108,6 +108,20 @@ func (t *Team) List(ctx context.Context, p *auth.Principal, limit, offset *int) 
 	return page, nil
 }
 
+// Get returns member userID of p's organization, as List shows it (the
+// dashboard's confirmation pages name the member). Errors: FORBIDDEN
+// without team:read; NOT_FOUND.
+func (t *Team) Get(ctx context.Context, p *auth.Principal, userID uuid.UUID) (*TeamMember, error) {
+	if _, err := p.Authorize(auth.ScopeTeamRead, auth.ActTeamRead); err != nil {
+		return nil, err
+	}
+	m, err := t.member(ctx, p.OrgID, userID)
+	if err != nil {
+		return nil, err
+	}
+	return teamMember(m), nil
+}
+
 // member returns userID's membership of p's organization, NOT_FOUND when none.
 func (t *Team) member(ctx context.Context, orgID, userID uuid.UUID) (*Member, error) {
 	all, err := t.store.ListMembers(ctx, orgID)

@@ -34,6 +34,9 @@ type DashboardView struct {
 	Analytics *AnalyticsView
 	Keys      *KeyList
 	NewKey    *NewKey
+
+	Team          *TeamView
+	NewInvitation *NewInvitation
 }
 
 // KeyList fills PageDashboardKeys: the keys the member may see and the

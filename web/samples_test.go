@@ -200,7 +200,7 @@ func dashboardSamples() []sample {
 		Scopes: []web.ScopeChoice{{Permission: web.DescribeScope("links:read")}}}}
 	newKey := shell("Key created")
 	newKey.NewKey = &web.NewKey{Name: "Deploy bot", Raw: "svc_live_" + unbroken, Scopes: "links:read, links:write", ListPath: "/dashboard/o/1/keys"}
-	return []sample{
+	return append([]sample{
 		{"dashboard keys", web.PageDashboardKeys, keys},
 		{"dashboard keys, empty", web.PageDashboardKeys, noKeys},
 		{"dashboard key created", web.PageDashboardKeyCreated, newKey},
@@ -216,7 +216,7 @@ func dashboardSamples() []sample {
 		{"dashboard, no organization", web.PageDashboardOrgs, none},
 		{"dashboard analytics", web.PageDashboardAnalytics, stats},
 		{"dashboard analytics, refused", web.PageDashboardAnalytics, refused},
-	}
+	}, teamSamples()...)
 }
 
 func ptr[T any](v T) *T { return &v }
