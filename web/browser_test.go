@@ -60,7 +60,7 @@ func TestBrowserPagesFitAPhoneAndPassAxe(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	browser := webtest.StartChromium(t, bin, 3*time.Minute)
+	browser := webtest.StartChromium(t, bin, 10*time.Minute)
 	for _, size := range webtest.Sizes {
 		for _, scheme := range []string{"light", "dark"} {
 			for i, s := range all {
