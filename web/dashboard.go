@@ -45,6 +45,12 @@ type KeyList struct {
 	Own bool
 	// Create is the create form; nil when the role may not create keys.
 	Create *KeyForm
+	// Total is how many keys there are; From and To number the rows
+	// shown, twenty a page.
+	Total, From, To int
+	// Prev and Next are the neighbouring pages' URLs, and First the first
+	// page's; "" when none.
+	Prev, Next, First string
 }
 
 // KeyRow is one key of the list.

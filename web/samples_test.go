@@ -198,6 +198,13 @@ func dashboardSamples() []sample {
 	noKeys := shell("API and SDK keys")
 	noKeys.Keys = &web.KeyList{Own: true, Create: &web.KeyForm{Action: "/dashboard/o/1/keys", Type: "sdk",
 		Scopes: []web.ScopeChoice{{Permission: web.DescribeScope("links:read")}}}}
+	pagedKeys := shell("API and SDK keys")
+	pagedKeys.Keys = &web.KeyList{Total: 45, From: 21, To: 22, Prev: "/k?page=1", Next: "/k?page=3", First: "/k?page=1", Rows: []web.KeyRow{
+		{Name: "Deploy bot", Type: "API", Prefix: "svc_live_", Scopes: "links:read", Created: "2030-01-02 10:00 UTC"},
+		{Name: "iOS app", Type: "SDK", Prefix: "svc_live_", Scopes: "links:read, attribution:write", Created: "2030-01-02 10:00 UTC"},
+	}}
+	keysPastTheEnd := shell("API and SDK keys")
+	keysPastTheEnd.Keys = &web.KeyList{Total: 2, Prev: "/k?page=8", First: "/k?page=1"}
 	newKey := shell("Key created")
 	newKey.NewKey = &web.NewKey{Name: "Deploy bot", Raw: "svc_live_" + unbroken, Scopes: "links:read, links:write", ListPath: "/dashboard/o/1/keys"}
 	return []sample{
@@ -216,6 +223,8 @@ func dashboardSamples() []sample {
 		{"dashboard, no organization", web.PageDashboardOrgs, none},
 		{"dashboard analytics", web.PageDashboardAnalytics, stats},
 		{"dashboard analytics, refused", web.PageDashboardAnalytics, refused},
+		{"dashboard keys, second page", web.PageDashboardKeys, pagedKeys},
+		{"dashboard keys, past the last page", web.PageDashboardKeys, keysPastTheEnd},
 	}
 }
 
