@@ -590,7 +590,8 @@ func TestDashboardAnalytics(t *testing.T) {
 	assert.Contains(t, p.body, "<strong>4</strong> clicks and <strong>0</strong> attributed installs")
 	platforms := breakdownTable(t, p.body, "by-platform")
 	assert.Equal(t, map[string]string{"ios": "2", "desktop": "1", "android": "1", "Total": "4"}, platforms)
-	assert.Equal(t, map[string]string{"DE": "2", "FR": "1", "JP": "1", "Total": "4"}, breakdownTable(t, p.body, "by-country"))
+	assert.Equal(t, map[string]string{"Germany (DE)": "2", "France (FR)": "1", "Japan (JP)": "1", "Total": "4"},
+		breakdownTable(t, p.body, "by-country"), "countries by their names")
 
 	p = b.get(linksPath(h.org.ID) + "/" + mine.ID.String())
 	assert.Contains(t, p.body, `href="`+base+`?link=`+mine.ID.String()+`"`, "the link page leads to its analytics")

@@ -280,9 +280,9 @@ func weeklySeries() web.TimeSeries {
 
 func countryBreakdown() web.Breakdown {
 	return web.Breakdown{ID: "country", Title: "Clicks by country", Dimension: "Country", Rows: []web.BreakdownRow{
-		{Value: ptr("Germany"), Counts: web.Counts{Clicks: 1520, Installs: 210}},
-		{Value: ptr("United States"), Counts: web.Counts{Clicks: 980, Installs: 133}},
-		{Value: ptr("United Kingdom of Great Britain and Northern Ireland"), Counts: web.Counts{Clicks: 310, Installs: 12}},
+		{Value: ptr("Germany (DE)"), Counts: web.Counts{Clicks: 1520, Installs: 210}},
+		{Value: ptr("United States (US)"), Counts: web.Counts{Clicks: 980, Installs: 133}},
+		{Value: ptr("Saint Vincent & Grenadines (VC)"), Counts: web.Counts{Clicks: 310, Installs: 12}},
 		{Value: nil, Counts: web.Counts{Clicks: 44, Installs: 0}},
 	}, Other: web.Counts{Clicks: 120, Installs: 9}}
 }
