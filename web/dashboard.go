@@ -34,6 +34,8 @@ type DashboardView struct {
 	Analytics *AnalyticsView
 	Keys      *KeyList
 	NewKey    *NewKey
+	// LinkPreview is the link form's preview card.
+	LinkPreview *LinkPreview
 }
 
 // KeyList fills PageDashboardKeys: the keys the member may see and the

@@ -205,6 +205,14 @@ func dashboardSamples() []sample {
 	}}
 	keysPastTheEnd := shell("API and SDK keys")
 	keysPastTheEnd.Keys = &web.KeyList{Total: 2, Prev: "/k?page=8", First: "/k?page=1"}
+	previewForm := linkForm()
+	previewForm.LinkPreview = &web.LinkPreview{Group: "Preview", Title: "Winter sale: everything must go, " + unbroken,
+		Description: "Up to 50% off coats, boots and everything warm until the end of the month, in every shop and online.",
+		ImageHost:   unbroken + ".example.com", Domain: "acme-shop.hop.localhost", DefaultDomain: "hop.localhost",
+		AppDomains: "1=acme-shop.hop.localhost 2=go.acme.example"}
+	emptyPreview := linkForm()
+	emptyPreview.Form.Invalid = false
+	emptyPreview.LinkPreview = &web.LinkPreview{Group: "Preview", Domain: "hop.localhost", DefaultDomain: "hop.localhost"}
 	newKey := shell("Key created")
 	newKey.NewKey = &web.NewKey{Name: "Deploy bot", Raw: "svc_live_" + unbroken, Scopes: "links:read, links:write", ListPath: "/dashboard/o/1/keys"}
 	return []sample{
@@ -225,7 +233,28 @@ func dashboardSamples() []sample {
 		{"dashboard analytics, refused", web.PageDashboardAnalytics, refused},
 		{"dashboard keys, second page", web.PageDashboardKeys, pagedKeys},
 		{"dashboard keys, past the last page", web.PageDashboardKeys, keysPastTheEnd},
+		{"dashboard link form, preview card", web.PageDashboardForm, previewForm},
+		{"dashboard link form, empty preview card", web.PageDashboardForm, emptyPreview},
 	}
+}
+
+// linkForm is the link form's preview group with values that cannot break.
+func linkForm() web.DashboardView {
+	v := shell("Create a link")
+	v.Form = &web.Form{Action: "/dashboard/o/1/links", Submit: "Create the link", Cancel: "/dashboard/o/1/links", Invalid: true,
+		Groups: []web.FieldGroup{
+			{Legend: "Link", Fields: []web.FormField{
+				{Name: "destination_url", Label: "Destination URL", Type: "url", Value: longURL, Required: true},
+				{Name: "app_id", Label: "App", Type: "select", Options: []web.Option{{Value: "", Label: "No app"}, {Value: "1", Label: "Acme Shop"}}},
+			}},
+			{Legend: "Preview", Fields: []web.FormField{
+				{Name: "og_title", Label: "Preview title", Type: "text", Value: "Winter sale: everything must go, " + unbroken, MaxLength: 255},
+				{Name: "og_description", Label: "Preview description", Type: "textarea", Value: "Up to 50% off"},
+				{Name: "og_image_url", Label: "Preview image URL", Type: "url", Value: "https://" + unbroken + ".example.com/sale.png",
+					Error: "og_image_url must be an https URL"},
+			}},
+		}}
+	return v
 }
 
 func ptr[T any](v T) *T { return &v }
