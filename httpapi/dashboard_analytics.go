@@ -25,7 +25,8 @@ import (
 // them, with the member's scopes and role (a member sees their own links'
 // clicks). A refusal of the plan (the Free look-back) or a bad time zone is
 // shown on the page, which keeps the form. Countries are shown by their
-// English names (countryLabel).
+// English names (countryLabel), and the page offers to export its clicks
+// (dashboard_exports.go).
 
 // analyticsParams are the page's query parameters; any other, or one given
 // twice, is a 400 page.
@@ -53,6 +54,7 @@ const maxTimezoneLen = 64
 
 func (d *dashboard) analyticsRoutes(root routes) {
 	root.handle(http.MethodGet, "/dashboard/o/:org/analytics", d.orgPage(d.analyticsPage))
+	d.exportRoutes(root)
 }
 
 // hasAnalytics reports whether c's member is offered the analytics page.
@@ -180,6 +182,9 @@ func (d *dashboard) analyticsPage(w http.ResponseWriter, req bunrouter.Request, 
 			chart.Rows = append(chart.Rows, web.BreakdownRow{Value: value, Counts: web.Counts{Clicks: row.Clicks, Installs: row.Installs}})
 		}
 		v.Breakdowns = append(v.Breakdowns, chart)
+	}
+	if d.a.opts.Exports != nil {
+		v.Export = &web.ExportForm{Action: c.exportsPath(), Days: v.Days, LinkID: v.LinkID, ListPath: c.exportsPath()}
 	}
 	return d.render(w, r, c, http.StatusOK, web.PageDashboardAnalytics, view)
 }

@@ -32,10 +32,10 @@ type dashHarness struct {
 	links *linking.LinkService
 }
 
-func newDashHarness(t *testing.T, s *store.Store) *dashHarness {
+func newDashHarness(t *testing.T, s *store.Store, opts ...option) *dashHarness {
 	t.Helper()
 	dh := &dashHarness{}
-	dh.pagesHarness = newPagesHarness(t, s, withAPI(func(h *harness, o *httpapi.Options) {
+	dh.pagesHarness = newPagesHarness(t, s, append([]option{withAPI(func(h *harness, o *httpapi.Options) {
 		dh.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",
@@ -45,7 +45,7 @@ func newDashHarness(t *testing.T, s *store.Store) *dashHarness {
 		o.Links = dh.links
 		o.DefaultLinkDomain = linkDomain
 		o.Analytics = analytics.NewQueries(h.store, o.Orgs, analytics.QueriesOptions{Clock: h.clock.Now})
-	}))
+	})}, opts...)...)
 	return dh
 }
 

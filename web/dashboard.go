@@ -34,8 +34,11 @@ type DashboardView struct {
 	Analytics *AnalyticsView
 	Keys      *KeyList
 	NewKey    *NewKey
-	// LinkPreview is the link form's preview card.
+	// LinkPreview is the link form's preview card; Exports and Export
+	// fill the export pages.
 	LinkPreview *LinkPreview
+	Exports     *ExportList
+	Export      *ExportView
 }
 
 // KeyList fills PageDashboardKeys: the keys the member may see and the
@@ -119,6 +122,9 @@ type AnalyticsView struct {
 	// why).
 	Series     *TimeSeries
 	Breakdowns []Breakdown
+	// Export is the Export button; nil when the page offers none (no
+	// exports served, or the query was refused).
+	Export *ExportForm
 }
 
 // DashboardOrg is one organization of the switcher.

@@ -84,6 +84,8 @@ const (
 	PageDashboardAnalytics  = "dashboard-analytics"
 	PageDashboardKeys       = "dashboard-keys"
 	PageDashboardKeyCreated = "dashboard-key-created"
+	PageDashboardExports    = "dashboard-exports"
+	PageDashboardExport     = "dashboard-export"
 )
 
 // CopyScript is one of the dashboard's two scripts (PreviewScript is the
