@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
+	"golang.org/x/text/language"
+	"golang.org/x/text/language/display"
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/auth"
@@ -22,7 +24,9 @@ import (
 // breakdowns, read through analytics.Queries as GET /v1/analytics/... reads
 // them, with the member's scopes and role (a member sees their own links'
 // clicks). A refusal of the plan (the Free look-back) or a bad time zone is
-// shown on the page, which keeps the form.
+// shown on the page, which keeps the form. Countries are shown by their
+// English names (countryLabel), and the page offers to export its clicks
+// (dashboard_exports.go).
 
 // analyticsParams are the page's query parameters; any other, or one given
 // twice, is a 400 page.
@@ -50,6 +54,7 @@ const maxTimezoneLen = 64
 
 func (d *dashboard) analyticsRoutes(root routes) {
 	root.handle(http.MethodGet, "/dashboard/o/:org/analytics", d.orgPage(d.analyticsPage))
+	d.exportRoutes(root)
 }
 
 // hasAnalytics reports whether c's member is offered the analytics page.
@@ -170,11 +175,38 @@ func (d *dashboard) analyticsPage(w http.ResponseWriter, req bunrouter.Request, 
 		chart := web.Breakdown{ID: "by-" + b.by, Title: b.title, Dimension: b.dimension,
 			Other: web.Counts{Clicks: res.Other.Clicks, Installs: res.Other.Installs}}
 		for _, row := range res.Data {
-			chart.Rows = append(chart.Rows, web.BreakdownRow{Value: row.Value, Counts: web.Counts{Clicks: row.Clicks, Installs: row.Installs}})
+			value := row.Value
+			if b.by == "country" && value != nil {
+				value = ptrTo(countryLabel(*value))
+			}
+			chart.Rows = append(chart.Rows, web.BreakdownRow{Value: value, Counts: web.Counts{Clicks: row.Clicks, Installs: row.Installs}})
 		}
 		v.Breakdowns = append(v.Breakdowns, chart)
 	}
+	if d.a.opts.Exports != nil {
+		v.Export = &web.ExportForm{Action: c.exportsPath(), Days: v.Days, LinkID: v.LinkID, ListPath: c.exportsPath()}
+	}
 	return d.render(w, r, c, http.StatusOK, web.PageDashboardAnalytics, view)
+}
+
+// countryNames names regions in English, from the Unicode CLDR data that
+// golang.org/x/text carries.
+var countryNames = display.English.Regions()
+
+// countryLabel is how the analytics page shows a country code (ISO 3166-1
+// alpha-2, as the click store keeps it): its English name and the code,
+// "Germany (DE)". A code CLDR does not name (a user-assigned one such as
+// XX, or not a region code at all) is shown as it is.
+func countryLabel(code string) string {
+	r, err := language.ParseRegion(code)
+	if err != nil || !r.IsCountry() {
+		return code
+	}
+	name := countryNames.Name(r)
+	if name == "" {
+		return code
+	}
+	return name + " (" + code + ")"
 }
 
 // hasOption reports whether value is one of options'.

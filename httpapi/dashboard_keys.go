@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,27 +46,69 @@ func (d *dashboard) hasKeys(c *dashCtx) bool {
 	return err == nil
 }
 
-// keysPage answers GET /keys.
+// keyListPageSize is the key list's page size, as the links list's.
+const keyListPageSize = linkListPageSize
+
+// keysPage answers GET /keys: page (1 to maxLinkListPage) and done. A bad
+// page number is a 400 page that shows the first page.
 func (d *dashboard) keysPage(w http.ResponseWriter, req bunrouter.Request, c *dashCtx) error {
 	f, err := d.keyForm(req.Request, c)
 	if err != nil {
 		return err
 	}
+	q := req.URL.Query()
 	notice := ""
-	if req.URL.Query().Get("done") == "revoked" {
+	if q.Get("done") == "revoked" {
 		notice = "The key was revoked: its next use is refused."
 	}
-	return d.showKeys(w, req.Request, c, http.StatusOK, f, notice)
+	page := 1
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > maxLinkListPage {
+			v, err := d.keysView(req.Request, c, f, 1)
+			if err != nil {
+				return d.serviceError(w, req.Request, c, err)
+			}
+			v.Error = "The page must be a number from 1 to " + strconv.Itoa(maxLinkListPage) + "."
+			return d.render(w, req.Request, c, http.StatusBadRequest, web.PageDashboardKeys, *v)
+		}
+		page = n
+	}
+	return d.showKeys(w, req.Request, c, http.StatusOK, f, notice, page)
 }
 
-// showKeys writes the key list with create form f (nil when the role may
-// not create keys).
-func (d *dashboard) showKeys(w http.ResponseWriter, r *http.Request, c *dashCtx, status int, f *web.KeyForm, notice string) error {
-	keys, err := d.a.opts.Keys.List(r.Context(), c.p)
+// showKeys writes page of the key list with create form f (nil when the
+// role may not create keys).
+func (d *dashboard) showKeys(w http.ResponseWriter, r *http.Request, c *dashCtx, status int, f *web.KeyForm, notice string, page int) error {
+	v, err := d.keysView(r, c, f, page)
 	if err != nil {
 		return d.serviceError(w, r, c, err)
 	}
-	list := &web.KeyList{Create: f, Own: auth.ReachOf(c.m.Role, auth.ActKeysRead) == auth.Own}
+	v.Notice = notice
+	return d.render(w, r, c, status, web.PageDashboardKeys, *v)
+}
+
+// keysView is page of the key list, twenty keys a page. The service lists
+// every key the member may see at once, as GET /v1/keys does (an
+// organization has few), and the page shows its share of them.
+func (d *dashboard) keysView(r *http.Request, c *dashCtx, f *web.KeyForm, page int) (*web.DashboardView, error) {
+	keys, err := d.a.opts.Keys.List(r.Context(), c.p)
+	if err != nil {
+		return nil, err
+	}
+	list := &web.KeyList{Create: f, Own: auth.ReachOf(c.m.Role, auth.ActKeysRead) == auth.Own, Total: len(keys)}
+	pageURL := func(n int) string { return c.base + "/keys?page=" + strconv.Itoa(n) }
+	offset := (page - 1) * keyListPageSize
+	if page > 1 {
+		list.Prev, list.First = pageURL(page-1), pageURL(1)
+	}
+	if offset+keyListPageSize < len(keys) && page < maxLinkListPage {
+		list.Next = pageURL(page + 1)
+	}
+	keys = keys[min(offset, len(keys)):min(offset+keyListPageSize, len(keys))]
+	if len(keys) > 0 {
+		list.From, list.To = offset+1, offset+len(keys)
+	}
 	reach, err := c.p.Authorize(auth.ScopeKeysWrite, auth.ActKeysWrite)
 	canRevoke := err == nil
 	for _, k := range keys {
@@ -82,8 +125,7 @@ func (d *dashboard) showKeys(w http.ResponseWriter, r *http.Request, c *dashCtx,
 		}
 		list.Rows = append(list.Rows, row)
 	}
-	return d.render(w, r, c, status, web.PageDashboardKeys, web.DashboardView{
-		Frame: web.Frame{Title: "API and SDK keys", Notice: notice}, Nav: c.nav("Keys"), Keys: list})
+	return &web.DashboardView{Frame: web.Frame{Title: "API and SDK keys"}, Nav: c.nav("Keys"), Keys: list}, nil
 }
 
 // dashDate is how the dashboard writes an instant.
@@ -183,7 +225,7 @@ func (d *dashboard) createDashKey(w http.ResponseWriter, req bunrouter.Request, 
 	}
 	if f.ExpiresError != "" || f.AppError != "" {
 		f.Invalid = true
-		return d.showKeys(w, r, c, http.StatusBadRequest, f, "")
+		return d.showKeys(w, r, c, http.StatusBadRequest, f, "", 1)
 	}
 	k, err := d.a.opts.Keys.Create(r.Context(), c.p, in)
 	if err != nil {
@@ -212,7 +254,7 @@ func (d *dashboard) createDashKey(w http.ResponseWriter, req bunrouter.Request, 
 			f.NameError = sentence(e.Message)
 		}
 		f.Invalid = true
-		return d.showKeys(w, r, c, http.StatusBadRequest, f, "")
+		return d.showKeys(w, r, c, http.StatusBadRequest, f, "", 1)
 	}
 	d.recordUserEvent(r, c, keyCreatedEvent(k))
 	return d.render(w, r, c, http.StatusCreated, web.PageDashboardKeyCreated, web.DashboardView{

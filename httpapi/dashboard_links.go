@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -850,7 +851,7 @@ func sameJSON(cfg *params.LinkConfig, was *params.LinkConfig) bool {
 // showLinkForm writes the create form (l nil) or the edit form of l with
 // f's values and errors, msg on top.
 func (d *dashboard) showLinkForm(w http.ResponseWriter, r *http.Request, c *dashCtx, l *linking.Link, f *linkForm, status int, msg string) error {
-	apps, domains, err := d.linkChoices(r, c, f)
+	apps, domains, appDomains, err := d.linkChoices(r, c, f)
 	if err != nil {
 		return err
 	}
@@ -899,7 +900,7 @@ func (d *dashboard) showLinkForm(w http.ResponseWriter, r *http.Request, c *dash
 				field(linking.FieldAndroidURL, "Android URL", "url", "Opened on Android: an app link or an app URL.", 0),
 				field(linking.FieldAndroidFallbackURL, "Android fallback URL", "url", "When the app is not installed.", 0),
 			}},
-			{Legend: "Preview", Fields: []web.FormField{
+			{Legend: linkPreviewGroup, Fields: []web.FormField{
 				field(linking.FieldOGTitle, "Preview title", "text", "What chat apps and social sites show: at most 255 characters.", 255),
 				field(linking.FieldOGDescription, "Preview description", "textarea", "", 0),
 				field(linking.FieldOGImageURL, "Preview image URL", "url", "", 0),
@@ -921,7 +922,52 @@ func (d *dashboard) showLinkForm(w http.ResponseWriter, r *http.Request, c *dash
 		form.Submit, form.Cancel, form.Action = "Save the changes", c.linkPath(l.ID), c.linkPath(l.ID)
 	}
 	return d.render(w, r, c, status, web.PageDashboardForm, web.DashboardView{
-		Frame: web.Frame{Title: title, Error: msg}, Nav: c.nav("Links"), Form: form})
+		Frame: web.Frame{Title: title, Error: msg}, Nav: c.nav("Links"), Form: form,
+		LinkPreview: d.linkPreview(l, f, appDomains)})
+}
+
+// linkPreviewGroup is the legend of the link form's preview fields, which
+// the preview card follows.
+const linkPreviewGroup = "Preview"
+
+// linkPreview is the form's preview card (web.LinkPreview) for f's values:
+// the title, description and image as the link domain's preview page would
+// show them, and the domain the link is on (l's own, on the edit form) or,
+// on the create form, the one chosen, else the chosen app's default link
+// domain (appDomains, by app id), else the service's.
+func (d *dashboard) linkPreview(l *linking.Link, f *linkForm, appDomains map[string]string) *web.LinkPreview {
+	p := &web.LinkPreview{Group: linkPreviewGroup, DefaultDomain: d.a.opts.DefaultLinkDomain}
+	for _, name := range []string{linking.FieldOGTitle, linking.FieldName, linking.FieldDestinationURL} {
+		if v := f.text(name); v != nil {
+			p.Title = *v
+			break
+		}
+	}
+	if v := f.text(linking.FieldOGDescription); v != nil {
+		p.Description = *v
+	}
+	if v := f.text(linking.FieldOGImageURL); v != nil {
+		if u, err := url.Parse(*v); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+			p.ImageHost = u.Host
+		}
+	}
+	if l != nil {
+		p.DefaultDomain, p.Domain = l.Domain, l.Domain
+		return p
+	}
+	pairs := make([]string, 0, len(appDomains))
+	for id, domain := range appDomains {
+		pairs = append(pairs, id+"="+domain)
+	}
+	slices.Sort(pairs)
+	p.AppDomains = strings.Join(pairs, " ")
+	p.Domain = p.DefaultDomain
+	if v := f.text(linking.FieldDomain); v != nil {
+		p.Domain = *v
+	} else if domain, ok := appDomains[f.values[linking.FieldAppID]]; ok {
+		p.Domain = domain
+	}
+	return p
 }
 
 // maxAppChoices is how many apps the link form offers.
@@ -932,7 +978,10 @@ const maxAppChoices = 100
 // (the default, each app's subdomain, the service's default link domain,
 // live custom domains), for the domain rules to decide among. A value f
 // holds that is not among them is kept, so that nothing typed is lost.
-func (d *dashboard) linkChoices(r *http.Request, c *dashCtx, f *linkForm) (apps, domains []web.Option, err error) {
+// appDomains are the apps' default link domains, by app id, for the
+// preview card.
+func (d *dashboard) linkChoices(r *http.Request, c *dashCtx, f *linkForm) (apps, domains []web.Option, appDomains map[string]string, err error) {
+	appDomains = map[string]string{}
 	apps = []web.Option{{Value: "", Label: "No app"}}
 	domains = []web.Option{{Value: "", Label: "Default: the app's default link domain"}}
 	seen := map[string]bool{"": true}
@@ -946,12 +995,13 @@ func (d *dashboard) linkChoices(r *http.Request, c *dashCtx, f *linkForm) (apps,
 		limit := maxAppChoices
 		page, err := d.a.opts.Apps.List(r.Context(), c.p, linking.ListAppsInput{Limit: &limit})
 		if err != nil && errcode.CodeOf(err) != errcode.Forbidden {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if page != nil {
 			for _, a := range page.Data {
 				apps = append(apps, web.Option{Value: a.ID.String(), Label: a.Name})
 				addDomain(a.LinkDomain, a.LinkDomain+" ("+a.Name+"'s subdomain)")
+				appDomains[a.ID.String()] = a.DefaultLinkDomain
 			}
 		}
 	}
@@ -962,7 +1012,7 @@ func (d *dashboard) linkChoices(r *http.Request, c *dashCtx, f *linkForm) (apps,
 		limit := maxAppChoices
 		page, err := d.a.opts.Domains.List(r.Context(), c.p, &limit, nil)
 		if err != nil && errcode.CodeOf(err) != errcode.Forbidden {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if page != nil {
 			for _, dm := range page.Data {
@@ -984,5 +1034,5 @@ func (d *dashboard) linkChoices(r *http.Request, c *dashCtx, f *linkForm) (apps,
 			apps = append(apps, web.Option{Value: v, Label: v})
 		}
 	}
-	return apps, domains, nil
+	return apps, domains, appDomains, nil
 }

@@ -36,7 +36,7 @@ type dashHarness struct {
 func newDashHarness(t *testing.T, s *store.Store, opts ...option) *dashHarness {
 	t.Helper()
 	dh := &dashHarness{}
-	dh.pagesHarness = newPagesHarness(t, s, append(opts, withAPI(func(h *harness, o *httpapi.Options) {
+	dh.pagesHarness = newPagesHarness(t, s, append([]option{withAPI(func(h *harness, o *httpapi.Options) {
 		dh.links = linking.NewLinkService(h.store, h.store, h.store, linking.LinkServiceOptions{
 			DefaultLinkDomain: linkDomain,
 			ShortURLBase:      "http://{domain}:8080",
@@ -46,7 +46,7 @@ func newDashHarness(t *testing.T, s *store.Store, opts ...option) *dashHarness {
 		o.Links = dh.links
 		o.DefaultLinkDomain = linkDomain
 		o.Analytics = analytics.NewQueries(h.store, o.Orgs, analytics.QueriesOptions{Clock: h.clock.Now})
-	}))...)
+	})}, opts...)...)
 	return dh
 }
 
@@ -591,7 +591,8 @@ func TestDashboardAnalytics(t *testing.T) {
 	assert.Contains(t, p.body, "<strong>4</strong> clicks and <strong>0</strong> attributed installs")
 	platforms := breakdownTable(t, p.body, "by-platform")
 	assert.Equal(t, map[string]string{"ios": "2", "desktop": "1", "android": "1", "Total": "4"}, platforms)
-	assert.Equal(t, map[string]string{"DE": "2", "FR": "1", "JP": "1", "Total": "4"}, breakdownTable(t, p.body, "by-country"))
+	assert.Equal(t, map[string]string{"Germany (DE)": "2", "France (FR)": "1", "Japan (JP)": "1", "Total": "4"},
+		breakdownTable(t, p.body, "by-country"), "countries by their names")
 
 	p = b.get(linksPath(h.org.ID) + "/" + mine.ID.String())
 	assert.Contains(t, p.body, `href="`+base+`?link=`+mine.ID.String()+`"`, "the link page leads to its analytics")

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/analytics"
@@ -74,10 +75,7 @@ func (a *API) getExport(w http.ResponseWriter, req bunrouter.Request) error {
 }
 
 // downloadExport answers GET /v1/analytics/exports/{id}/download with the
-// CSV, streamed from the database page by page. An error once the first
-// byte is sent can no longer become an error envelope: the connection is
-// cut instead, so that a client never takes a truncated file for a whole
-// one.
+// CSV (writeExportCSV).
 func (a *API) downloadExport(w http.ResponseWriter, req bunrouter.Request) error {
 	id, err := pathID(req, "id")
 	if err != nil {
@@ -87,28 +85,37 @@ func (a *API) downloadExport(w http.ResponseWriter, req bunrouter.Request) error
 	if err != nil {
 		return err
 	}
+	a.writeExportCSV(w, req.Request, id, d)
+	return nil
+}
+
+// writeExportCSV writes export id's CSV d as an attachment, streamed from
+// the database page by page; the API's download and the dashboard's both
+// answer with it. An error once the first byte is sent can no longer
+// become an error answer: the connection is cut instead, so that a client
+// never takes a truncated file for a whole one.
+func (a *API) writeExportCSV(w http.ResponseWriter, r *http.Request, id uuid.UUID, d *analytics.Download) {
 	h := w.Header()
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Filename}))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if req.Method == http.MethodHead {
+	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusOK)
-		return nil
+		return
 	}
 	rc := http.NewResponseController(w)
 	extend := func() { _ = rc.SetWriteDeadline(time.Now().Add(exportWriteTimeout)) }
 	extend()
 	w.WriteHeader(http.StatusOK)
-	_, err = d.Stream(req.Context(), w, func(int64) {
+	_, err := d.Stream(r.Context(), w, func(int64) {
 		extend()
 		_ = rc.Flush()
 	})
 	if err != nil {
-		if req.Context().Err() == nil && !errors.Is(err, http.ErrHandlerTimeout) {
-			a.log.ErrorContext(req.Context(), "export download failed", "export", id, "err", err)
+		if r.Context().Err() == nil && !errors.Is(err, http.ErrHandlerTimeout) {
+			a.log.ErrorContext(r.Context(), "export download failed", "export", id, "err", err)
 		}
 		panic(http.ErrAbortHandler)
 	}
-	return nil
 }

@@ -34,6 +34,11 @@ type DashboardView struct {
 	Analytics *AnalyticsView
 	Keys      *KeyList
 	NewKey    *NewKey
+	// LinkPreview is the link form's preview card; Exports and Export
+	// fill the export pages.
+	LinkPreview *LinkPreview
+	Exports     *ExportList
+	Export      *ExportView
 
 	Team          *TeamView
 	NewInvitation *NewInvitation
@@ -48,6 +53,12 @@ type KeyList struct {
 	Own bool
 	// Create is the create form; nil when the role may not create keys.
 	Create *KeyForm
+	// Total is how many keys there are; From and To number the rows
+	// shown, twenty a page.
+	Total, From, To int
+	// Prev and Next are the neighbouring pages' URLs, and First the first
+	// page's; "" when none.
+	Prev, Next, First string
 }
 
 // KeyRow is one key of the list.
@@ -114,6 +125,9 @@ type AnalyticsView struct {
 	// why).
 	Series     *TimeSeries
 	Breakdowns []Breakdown
+	// Export is the Export button; nil when the page offers none (no
+	// exports served, or the query was refused).
+	Export *ExportForm
 }
 
 // DashboardOrg is one organization of the switcher.

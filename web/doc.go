@@ -17,8 +17,10 @@
 // templates/parts/chart.html, a figure with a legend, the SVG and a table
 // of the same numbers.
 //
-// The pages run no script but the dashboard's copy button (CopyScript),
-// allowed by its hash under DashboardPolicy alone.
+// The pages run no script but the dashboard's two, the copy button's
+// (CopyScript) and the link form's preview card's (PreviewScript), allowed
+// by their hashes under DashboardPolicy alone. Each only enhances a page
+// that works without it.
 //
 // SetHeaders is the one place that sets a page's security headers and CSP.
 // Handlers stay thin: they fill one of the view types declared here and

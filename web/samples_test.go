@@ -216,7 +216,107 @@ func dashboardSamples() []sample {
 		{"dashboard, no organization", web.PageDashboardOrgs, none},
 		{"dashboard analytics", web.PageDashboardAnalytics, stats},
 		{"dashboard analytics, refused", web.PageDashboardAnalytics, refused},
-	}, teamSamples()...)
+	}, append(teamSamples(), analyticsSamples()...)...)
+}
+
+// analyticsSamples has the analytics page's export button, the export
+// pages in each state, the link form's preview card and the keys' pages.
+func analyticsSamples() []sample {
+	series := dailySeries()
+	withExport := shell("Analytics of Winter sale: everything must go")
+	withExport.Analytics = &web.AnalyticsView{Path: "/dashboard/o/1/analytics", LinkID: "2", LinkTitle: "Winter sale: everything must go",
+		LinkPath: "/dashboard/o/1/links/2", Days: "30", Interval: "day", Timezone: "UTC",
+		DayOptions:      []web.Option{{Value: "30", Label: "Last 30 days"}},
+		IntervalOptions: []web.Option{{Value: "day", Label: "Days"}},
+		From:            "1 Mar 2030 10:00", To: "31 Mar 2030 10:00", Clicks: "2", Installs: "0",
+		Series: &series, Breakdowns: []web.Breakdown{countryBreakdown()},
+		Export: &web.ExportForm{Action: "/dashboard/o/1/analytics/exports", Days: "30", LinkID: "2", ListPath: "/dashboard/o/1/analytics/exports"}}
+
+	exports := shell("Recent exports")
+	exports.Exports = &web.ExportList{Own: true, Total: 45, From: 21, To: 23, Prev: "/x?page=1", Next: "/x?page=3", First: "/x?page=1",
+		AnalyticsPath: "/dashboard/o/1/analytics", Rows: []web.ExportRow{
+			{Path: "/dashboard/o/1/analytics/exports/3", Created: "2030-03-31 10:00 UTC", Window: "2030-03-01 10:00 to 2030-03-31 10:00",
+				Scope: "The link Winter sale: " + unbroken + ", tag newsletter", State: web.ExportComplete, Rows: "1,234,567"},
+			{Path: "/dashboard/o/1/analytics/exports/4", Created: "2030-03-31 09:00 UTC", Window: "2030-03-30 09:00 to 2030-03-31 09:00",
+				Scope: "Every link", State: web.ExportRunning, Rows: "12,000"},
+			{Path: "/dashboard/o/1/analytics/exports/5", Created: "2030-03-30 09:00 UTC", Window: "2030-03-29 09:00 to 2030-03-30 09:00",
+				Scope: "A deleted link", State: web.ExportFailed, Rows: "0"},
+		}}
+	noExports := shell("Recent exports")
+	noExports.Exports = &web.ExportList{AnalyticsPath: "/dashboard/o/1/analytics"}
+	pastTheEnd := shell("Recent exports")
+	pastTheEnd.Exports = &web.ExportList{Total: 3, Prev: "/x?page=8", First: "/x?page=1", AnalyticsPath: "/dashboard/o/1/analytics"}
+
+	export := func(state string, change func(v *web.ExportView)) web.DashboardView {
+		v := shell("Click export")
+		v.Export = &web.ExportView{Path: "/dashboard/o/1/analytics/exports/3", State: state, Rows: "0",
+			Created: "2030-03-31 10:00 UTC", From: "2030-03-01 10:00 UTC", To: "2030-03-31 10:00 UTC",
+			Scope: "The link Winter sale: " + unbroken, ScopePath: "/dashboard/o/1/links/2", RefreshSeconds: 5,
+			ListPath: "/dashboard/o/1/analytics/exports", AnalyticsPath: "/dashboard/o/1/analytics"}
+		change(v.Export)
+		return v
+	}
+	pending := export(web.ExportPending, func(v *web.ExportView) { v.Refreshing, v.ToggleRefresh = true, v.Path+"?refresh=off" })
+	running := export(web.ExportRunning, func(v *web.ExportView) { v.Rows, v.ToggleRefresh = "12,000", v.Path })
+	complete := export(web.ExportComplete, func(v *web.ExportView) {
+		v.Rows, v.Expires, v.DownloadPath = "1,234,567", "2030-04-01 10:00 UTC", v.Path+"/download"
+	})
+	failed := export(web.ExportFailed, func(v *web.ExportView) {
+		v.Failure, v.Expires, v.Scope, v.ScopePath = "The export was interrupted 3 times.", "2030-04-01 10:00 UTC", "Every link", ""
+	})
+	expired := export(web.ExportExpired, func(v *web.ExportView) { v.Rows, v.Expires = "2", "2030-04-01 10:00 UTC" })
+
+	form := linkForm()
+	form.LinkPreview = &web.LinkPreview{Group: "Preview", Title: "Winter sale: everything must go, " + unbroken,
+		Description: "Up to 50% off coats, boots and everything warm until the end of the month, in every shop and online.",
+		ImageHost:   unbroken + ".example.com", Domain: "acme-shop.hop.localhost", DefaultDomain: "hop.localhost",
+		AppDomains: "1=acme-shop.hop.localhost 2=go.acme.example"}
+	emptyForm := linkForm()
+	emptyForm.Form.Invalid = false
+	emptyForm.LinkPreview = &web.LinkPreview{Group: "Preview", Domain: "hop.localhost", DefaultDomain: "hop.localhost"}
+
+	keys := shell("API and SDK keys")
+	keys.Keys = &web.KeyList{Total: 45, From: 21, To: 22, Prev: "/k?page=1", Next: "/k?page=3", First: "/k?page=1", Rows: []web.KeyRow{
+		{Name: "Deploy bot", Type: "API", Prefix: "svc_live_", Scopes: "links:read", Created: "2030-01-02 10:00 UTC"},
+		{Name: "iOS app", Type: "SDK", Prefix: "svc_live_", Scopes: "links:read, attribution:write", Created: "2030-01-02 10:00 UTC"},
+	}}
+	keysPastTheEnd := shell("API and SDK keys")
+	keysPastTheEnd.Keys = &web.KeyList{Total: 2, Prev: "/k?page=8", First: "/k?page=1"}
+
+	return []sample{
+		{"dashboard analytics, export", web.PageDashboardAnalytics, withExport},
+		{"dashboard exports", web.PageDashboardExports, exports},
+		{"dashboard exports, empty", web.PageDashboardExports, noExports},
+		{"dashboard exports, past the last page", web.PageDashboardExports, pastTheEnd},
+		{"dashboard export, pending", web.PageDashboardExport, pending},
+		{"dashboard export, running, not reloading", web.PageDashboardExport, running},
+		{"dashboard export, complete", web.PageDashboardExport, complete},
+		{"dashboard export, failed", web.PageDashboardExport, failed},
+		{"dashboard export, expired", web.PageDashboardExport, expired},
+		{"dashboard link form, preview card", web.PageDashboardForm, form},
+		{"dashboard link form, empty preview card", web.PageDashboardForm, emptyForm},
+		{"dashboard keys, second page", web.PageDashboardKeys, keys},
+		{"dashboard keys, past the last page", web.PageDashboardKeys, keysPastTheEnd},
+	}
+}
+
+// linkForm is the link form's preview group with values that cannot break.
+func linkForm() web.DashboardView {
+	v := shell("Create a link")
+	v.Form = &web.Form{Action: "/dashboard/o/1/links", Submit: "Create the link", Cancel: "/dashboard/o/1/links", Invalid: true,
+		Groups: []web.FieldGroup{
+			{Legend: "Link", Fields: []web.FormField{
+				{Name: "destination_url", Label: "Destination URL", Type: "url", Value: longURL, Required: true},
+				{Name: "app_id", Label: "App", Type: "select", Options: []web.Option{{Value: "", Label: "No app"}, {Value: "1", Label: "Acme Shop"}}},
+			}},
+			{Legend: "Preview", Fields: []web.FormField{
+				{Name: "og_title", Label: "Preview title", Type: "text", Value: "Winter sale: everything must go, " + unbroken, MaxLength: 255},
+				{Name: "og_description", Label: "Preview description", Type: "textarea", Value: "Up to 50% off"},
+				{Name: "og_image_url", Label: "Preview image URL", Type: "url", Value: "https://" + unbroken + ".example.com/sale.png",
+					Error: "og_image_url must be an https URL"},
+			}},
+		}}
+	return v
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -271,9 +371,9 @@ func weeklySeries() web.TimeSeries {
 
 func countryBreakdown() web.Breakdown {
 	return web.Breakdown{ID: "country", Title: "Clicks by country", Dimension: "Country", Rows: []web.BreakdownRow{
-		{Value: ptr("Germany"), Counts: web.Counts{Clicks: 1520, Installs: 210}},
-		{Value: ptr("United States"), Counts: web.Counts{Clicks: 980, Installs: 133}},
-		{Value: ptr("United Kingdom of Great Britain and Northern Ireland"), Counts: web.Counts{Clicks: 310, Installs: 12}},
+		{Value: ptr("Germany (DE)"), Counts: web.Counts{Clicks: 1520, Installs: 210}},
+		{Value: ptr("United States (US)"), Counts: web.Counts{Clicks: 980, Installs: 133}},
+		{Value: ptr("Saint Vincent & Grenadines (VC)"), Counts: web.Counts{Clicks: 310, Installs: 12}},
 		{Value: nil, Counts: web.Counts{Clicks: 44, Installs: 0}},
 	}, Other: web.Counts{Clicks: 120, Installs: 9}}
 }

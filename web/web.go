@@ -33,6 +33,8 @@ var base = func() *template.Template {
 		"stylesheet": func() template.CSS { return template.CSS(stylesheet) },
 		// The copy button's script is ours and fixed: safe as JavaScript.
 		"copyscript": func() template.JS { return template.JS(CopyScript) },
+		// So is the link form's preview card's.
+		"previewscript": func() template.JS { return template.JS(PreviewScript) },
 	}
 	return template.Must(template.New("base").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/parts/*.html"))
 }()
@@ -82,12 +84,14 @@ const (
 	PageDashboardAnalytics  = "dashboard-analytics"
 	PageDashboardKeys       = "dashboard-keys"
 	PageDashboardKeyCreated = "dashboard-key-created"
+	PageDashboardExports    = "dashboard-exports"
+	PageDashboardExport     = "dashboard-export"
 )
 
-// CopyScript is the one script of the pages: on the dashboard it shows
-// each button with a data-copy attribute (hidden without JavaScript, where
-// the text stays selectable) and copies the text of the element it names.
-// DashboardPolicy allows it by its hash.
+// CopyScript is one of the dashboard's two scripts (PreviewScript is the
+// other): it shows each button with a data-copy attribute (hidden without
+// JavaScript, where the text stays selectable) and copies the text of the
+// element it names. DashboardPolicy allows it by its hash.
 const CopyScript = `document.querySelectorAll('button[data-copy]').forEach(function(b){` +
 	`var t=document.getElementById(b.getAttribute('data-copy'));if(!t||!navigator.clipboard)return;b.hidden=false;` +
 	`b.addEventListener('click',function(){navigator.clipboard.writeText(t.textContent).then(function(){b.textContent='Copied'},function(){b.textContent='Copy failed: select the text'})})})`
@@ -155,9 +159,10 @@ type Policy struct {
 	ReferrerSameOrigin bool
 	// NoStore sets Cache-Control: no-store.
 	NoStore bool
-	// CopyScript allows CopyScript, by its hash, and no other script; it
-	// implies SameOriginForms (the dashboard has no other policy).
-	CopyScript bool
+	// Scripts allows the dashboard's scripts, CopyScript and
+	// PreviewScript, by their hashes, and no other script; it implies
+	// SameOriginForms (the dashboard has no other policy).
+	Scripts bool
 }
 
 // Policies of Hoplink's hosts.
@@ -168,8 +173,8 @@ var (
 	// page's: the consent's answer redirects to the client.
 	OAuthPolicy = Policy{ReferrerSameOrigin: true, NoStore: true}
 	// DashboardPolicy is the dashboard's: the account pages' with the copy
-	// button's script.
-	DashboardPolicy = Policy{SameOriginForms: true, ReferrerSameOrigin: true, NoStore: true, CopyScript: true}
+	// button's and the preview card's scripts.
+	DashboardPolicy = Policy{SameOriginForms: true, ReferrerSameOrigin: true, NoStore: true, Scripts: true}
 	// LinkDomainPolicy is every link-domain response's: the password form's
 	// answer redirects to the destination, and redirects choose their own
 	// Referrer-Policy and caching.
@@ -182,21 +187,24 @@ var styleHash = func() string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-// scriptHash is the CSP source of CopyScript.
-var scriptHash = func() string {
-	sum := sha256.Sum256([]byte(CopyScript))
+// scriptHashes are the CSP sources of CopyScript and PreviewScript.
+var scriptHashes = sourceHash(CopyScript) + " " + sourceHash(PreviewScript)
+
+// sourceHash is the CSP hash source of an inline script's text.
+func sourceHash(text string) string {
+	sum := sha256.Sum256([]byte(text))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-}()
+}
 
 // CSP returns the Content-Security-Policy of p: no script (but CopyScript
-// by its hash when p.CopyScript), the one stylesheet by its hash, images
-// only from data: URLs (the QR code), no framing and no base element;
-// form-action 'self' when p.SameOriginForms.
+// and PreviewScript by their hashes when p.Scripts), the one stylesheet by
+// its hash, images only from data: URLs (the QR code), no framing and no
+// base element; form-action 'self' when p.SameOriginForms.
 func (p Policy) CSP() string { return p.csp()[0] }
 
 func (p Policy) csp() []string {
 	switch {
-	case p.CopyScript:
+	case p.Scripts:
 		return cspScript
 	case p.SameOriginForms:
 		return cspForms
@@ -210,7 +218,7 @@ var (
 		"; img-src data:; base-uri 'none'; frame-ancestors 'none'"}
 	cspForms = []string{"default-src 'none'; style-src " + styleHash +
 		"; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"}
-	cspScript = []string{"default-src 'none'; script-src " + scriptHash + "; style-src " + styleHash +
+	cspScript = []string{"default-src 'none'; script-src " + scriptHashes + "; style-src " + styleHash +
 		"; img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"}
 	noSniff    = []string{"nosniff"}
 	frameDeny  = []string{"DENY"}

@@ -31,10 +31,14 @@ func TestEveryPageRendersInTheLayout(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(body, "<main>"), "one main landmark")
 			assert.Equal(t, 1, strings.Count(body, "<h1>"), "one heading")
 			assert.Regexp(t, `<title>[^<]+</title>`, body)
-			if strings.Contains(body, "data-copy=") {
+			switch {
+			case strings.Contains(body, "data-copy="):
 				assert.Contains(t, body, "<script>"+web.CopyScript+"</script>", "a copy button's script, as its hash allows it")
 				assert.Equal(t, 1, strings.Count(body, "<script"))
-			} else {
+			case s.page == web.PageDashboardForm && s.view.(web.DashboardView).LinkPreview != nil:
+				assert.Contains(t, body, "<script>"+web.PreviewScript+"</script>", "the preview card's script, as its hash allows it")
+				assert.Equal(t, 1, strings.Count(body, "<script"))
+			default:
 				assert.NotContains(t, body, "<script")
 			}
 			styles := styleElement.FindAllStringSubmatch(body, -1)
@@ -88,7 +92,7 @@ func TestSetHeaders(t *testing.T) {
 		{"account pages: forms to this origin only", web.AccountPolicy, true, "same-origin", "no-store"},
 		{"OAuth pages: the consent's answer leaves the origin", web.OAuthPolicy, false, "same-origin", "no-store"},
 		{"link domains: redirects choose referrer and caching", web.LinkDomainPolicy, false, "", ""},
-		{"dashboard: the account pages' with the copy script", web.DashboardPolicy, true, "same-origin", "no-store"},
+		{"dashboard: the account pages' with the dashboard's scripts", web.DashboardPolicy, true, "same-origin", "no-store"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,9 +103,10 @@ func TestSetHeaders(t *testing.T) {
 			for _, d := range []string{"default-src 'none'", "img-src data:", "base-uri 'none'", "frame-ancestors 'none'"} {
 				assert.Contains(t, csp, d)
 			}
-			if tt.policy.CopyScript {
-				sum := sha256.Sum256([]byte(web.CopyScript))
-				assert.Contains(t, csp, "script-src 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"';", "the copy script alone")
+			if tt.policy.Scripts {
+				copySum, previewSum := sha256.Sum256([]byte(web.CopyScript)), sha256.Sum256([]byte(web.PreviewScript))
+				assert.Contains(t, csp, "script-src 'sha256-"+base64.StdEncoding.EncodeToString(copySum[:])+"' 'sha256-"+
+					base64.StdEncoding.EncodeToString(previewSum[:])+"';", "the copy and the preview scripts alone")
 			} else {
 				assert.NotContains(t, csp, "script-src", "no script at all")
 			}
