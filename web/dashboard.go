@@ -34,6 +34,11 @@ type DashboardView struct {
 	Analytics *AnalyticsView
 	Keys      *KeyList
 	NewKey    *NewKey
+	Apps      *AppList
+	App       *AppView
+	Rename    *RenameForm
+	Domains   *DomainList
+	Domain    *DomainView
 }
 
 // KeyList fills PageDashboardKeys: the keys the member may see and the
@@ -145,8 +150,10 @@ type LinkList struct {
 	// Path is the list's own path (the filter form's action).
 	Path string
 	// NoApp says that the organization has no app yet, which a first link
-	// needs.
-	NoApp bool
+	// needs; NewAppPath is then the app form ("" when the role may not
+	// create apps).
+	NoApp      bool
+	NewAppPath string
 }
 
 // LinkRow is one link of the list.

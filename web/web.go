@@ -82,6 +82,11 @@ const (
 	PageDashboardAnalytics  = "dashboard-analytics"
 	PageDashboardKeys       = "dashboard-keys"
 	PageDashboardKeyCreated = "dashboard-key-created"
+	PageDashboardApps       = "dashboard-apps"
+	PageDashboardApp        = "dashboard-app"
+	PageDashboardAppRename  = "dashboard-app-rename"
+	PageDashboardDomains    = "dashboard-domains"
+	PageDashboardDomain     = "dashboard-domain"
 )
 
 // CopyScript is the one script of the pages: on the dashboard it shows
