@@ -52,6 +52,7 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	d.linkRoutes(root)
 	d.analyticsRoutes(root)
 	d.keyRoutes(root)
+	d.appRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -67,6 +68,8 @@ type dashCtx struct {
 	// analytics and keys say that the member is offered the analytics and
 	// the key pages.
 	analytics, keys bool
+	// apps says that the member is offered the app pages.
+	apps bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -206,6 +209,7 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		c.base = orgPath(c.m.OrgID)
 		c.analytics = d.hasAnalytics(c)
 		c.keys = d.hasKeys(c)
+		c.apps = d.hasApps(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -225,6 +229,9 @@ func (c *dashCtx) nav(current string) []web.NavItem {
 	items := []web.NavItem{{Label: "Links", Path: c.base + "/links"}}
 	if c.analytics {
 		items = append(items, web.NavItem{Label: "Analytics", Path: c.analyticsPath(nil)})
+	}
+	if c.apps {
+		items = append(items, web.NavItem{Label: "Apps", Path: c.base + "/apps"})
 	}
 	if c.keys {
 		items = append(items, web.NavItem{Label: "Keys", Path: c.base + "/keys"})
