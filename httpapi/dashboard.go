@@ -53,6 +53,7 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	d.analyticsRoutes(root)
 	d.keyRoutes(root)
 	d.appRoutes(root)
+	d.domainRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -68,8 +69,9 @@ type dashCtx struct {
 	// analytics and keys say that the member is offered the analytics and
 	// the key pages.
 	analytics, keys bool
-	// apps says that the member is offered the app pages.
-	apps bool
+	// apps and domains say that the member is offered the app and the
+	// custom-domain pages.
+	apps, domains bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -210,6 +212,7 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		c.analytics = d.hasAnalytics(c)
 		c.keys = d.hasKeys(c)
 		c.apps = d.hasApps(c)
+		c.domains = d.hasDomains(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -232,6 +235,9 @@ func (c *dashCtx) nav(current string) []web.NavItem {
 	}
 	if c.apps {
 		items = append(items, web.NavItem{Label: "Apps", Path: c.base + "/apps"})
+	}
+	if c.domains {
+		items = append(items, web.NavItem{Label: "Domains", Path: c.base + "/domains"})
 	}
 	if c.keys {
 		items = append(items, web.NavItem{Label: "Keys", Path: c.base + "/keys"})

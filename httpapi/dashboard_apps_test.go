@@ -123,6 +123,7 @@ func TestDashboardAppsJourney(t *testing.T) {
 
 		p := b.get(linksPath(h.org.ID))
 		assert.Contains(t, p.body, `<a href="`+apps+`">Apps</a>`, "the navigation offers the apps")
+		assert.Contains(t, p.body, `<a href="/dashboard/o/`+h.org.ID.String()+`/domains">Domains</a>`)
 		assert.Contains(t, p.body, `id="empty">No links yet. An organization needs an app before its first link: <a href="`+apps+`/new">create one</a>`,
 			"the links' empty state leads to the app form")
 		p = b.get(apps)
