@@ -3,9 +3,11 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
 
 	"github.com/hoplink/hoplink/audit"
+	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/strictjson"
 )
@@ -157,16 +159,23 @@ func (a *API) putSubdomain(w http.ResponseWriter, req bunrouter.Request) error {
 	if err != nil {
 		return err
 	}
+	a.recordEvent(req.Request, appRenamedEvent(p, id, st))
+	writeJSON(w, http.StatusOK, st)
+	return nil
+}
+
+// appRenamedEvent is the audit event of p's rename of app id to st,
+// attributed to the member behind p (a rename needs one), with the
+// credential's id, the new handle and both subdomains.
+func appRenamedEvent(p *auth.Principal, id uuid.UUID, st *linking.SubdomainState) audit.Event {
 	prev := ""
 	if st.PreviousLinkDomain != nil {
 		prev = *st.PreviousLinkDomain
 	}
-	a.recordEvent(req.Request, audit.Event{OrgID: &p.OrgID, Action: audit.AppRenamed,
+	return audit.Event{OrgID: &p.OrgID, Action: audit.AppRenamed,
 		ActorType: audit.ActorUser, ActorID: p.CreatedBy, TargetType: "app", TargetID: id.String(),
 		Details: map[string]string{"key_id": p.KeyID.String(), "handle": st.Handle,
-			"link_domain": st.LinkDomain, "previous_link_domain": prev}})
-	writeJSON(w, http.StatusOK, st)
-	return nil
+			"link_domain": st.LinkDomain, "previous_link_domain": prev}}
 }
 
 // extendSubdomain answers POST /v1/apps/{id}/subdomain/extend.

@@ -53,6 +53,8 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	d.analyticsRoutes(root)
 	d.keyRoutes(root)
 	d.teamRoutes(root)
+	d.appRoutes(root)
+	d.domainRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -70,6 +72,9 @@ type dashCtx struct {
 	analytics, keys bool
 	// team says that the member is offered the team page.
 	team bool
+	// apps and domains say that the member is offered the app and the
+	// custom-domain pages.
+	apps, domains bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -210,6 +215,8 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		c.analytics = d.hasAnalytics(c)
 		c.keys = d.hasKeys(c)
 		c.team = d.hasTeam(c)
+		c.apps = d.hasApps(c)
+		c.domains = d.hasDomains(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -229,6 +236,12 @@ func (c *dashCtx) nav(current string) []web.NavItem {
 	items := []web.NavItem{{Label: "Links", Path: c.base + "/links"}}
 	if c.analytics {
 		items = append(items, web.NavItem{Label: "Analytics", Path: c.analyticsPath(nil)})
+	}
+	if c.apps {
+		items = append(items, web.NavItem{Label: "Apps", Path: c.base + "/apps"})
+	}
+	if c.domains {
+		items = append(items, web.NavItem{Label: "Domains", Path: c.base + "/domains"})
 	}
 	if c.keys {
 		items = append(items, web.NavItem{Label: "Keys", Path: c.base + "/keys"})

@@ -17,12 +17,13 @@ import (
 )
 
 // TestBrowserDashboardLinks walks the dashboard's links journey in headless
-// Chromium, without help from the test but the app (made through the store,
-// as the apps pages do not exist yet): sign in from the dashboard's address,
-// pick the organization, create a link in the form (after a refused try),
-// find it in the list, edit it, pause and resume it, and delete it through
-// its confirmation. Every page on the way is checked at a desktop's and a
-// phone's size for overflow and axe-core's serious and critical rules.
+// Chromium, without help from the test but the app (made through the store;
+// TestBrowserDashboardAppsAndDomains walks the app form): sign in from the
+// dashboard's address, pick the organization, create a link in the form
+// (after a refused try), find it in the list, edit it, pause and resume it,
+// and delete it through its confirmation. Every page on the way is checked
+// at a desktop's and a phone's size for overflow and axe-core's serious and
+// critical rules.
 func TestBrowserDashboardLinks(t *testing.T) {
 	bin := findChromium(exec.LookPath, isExecutable)
 	if bin == "" {

@@ -173,6 +173,9 @@ func (d *dashboard) linkList(w http.ResponseWriter, req bunrouter.Request, c *da
 		apps, err := d.a.opts.Apps.List(r.Context(), c.p, linking.ListAppsInput{})
 		if err == nil && apps.Pagination.Total == 0 {
 			list.NoApp = true
+			if c.apps && canWriteApps(c) {
+				list.NewAppPath = c.base + "/apps/new"
+			}
 		}
 	}
 	return d.render(w, r, c, http.StatusOK, web.PageDashboardLinks, v)

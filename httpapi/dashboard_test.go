@@ -152,7 +152,8 @@ func TestDashboardHomeAndSwitcher(t *testing.T) {
 		assert.Contains(t, p.body, `<option value="`+other.ID.String()+`">Beta (admin)</option>`)
 		assert.Contains(t, p.body, `<a href="`+linksPath(h.org.ID)+`" aria-current="page">Links</a>`)
 		assert.Contains(t, p.body, `<a href="/dashboard/o/`+h.org.ID.String()+`/keys">Keys</a>`, "a member is offered their keys")
-		for _, absent := range []string{"/apps", "/domains", "/team", "/audit", "/settings"} {
+		assert.Contains(t, p.body, `<a href="/dashboard/o/`+h.org.ID.String()+`/apps">Apps</a>`, "a member reads the apps")
+		for _, absent := range []string{"/domains", "/team", "/audit", "/settings"} {
 			assert.NotContains(t, p.body, `/dashboard/o/`+h.org.ID.String()+absent, "a section not built yet is not in the navigation")
 		}
 

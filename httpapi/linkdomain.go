@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -508,13 +509,12 @@ func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build f
 		return
 	}
 	h.lookups.success(r.Context())
-	doc, missing := build(app)
+	body, missing, err := associationFile(app, build)
 	if len(missing) > 0 {
 		w.Header()["Cache-Control"] = noStore
 		writeError(w, r, h.log, errMissingFields(missing), "")
 		return
 	}
-	body, err := json.Marshal(doc)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -527,6 +527,21 @@ func (h *LinkDomain) association(w http.ResponseWriter, r *http.Request, build f
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
+}
+
+// associationFile returns the body of the association file that build
+// makes of app, byte for byte as the link domains serve it, or the fields
+// app lacks for it (and no body). The dashboard shows what it returns.
+func associationFile(app *linking.App, build func(*linking.App) (any, []string)) (body []byte, missing []string, err error) {
+	doc, missing := build(app)
+	if len(missing) > 0 {
+		return nil, missing, nil
+	}
+	body, err = json.Marshal(doc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("httpapi: encoding an association file: %w", err)
+	}
+	return body, nil, nil
 }
 
 // aasaFile is Apple's apple-app-site-association document.

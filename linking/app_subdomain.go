@@ -46,6 +46,11 @@ type AppSubdomainStore interface {
 	// PreviousLinkCounts counts the links of app appID of orgID on previous
 	// (its previous subdomain) by what becomes of them on current.
 	PreviousLinkCounts(ctx context.Context, orgID, appID uuid.UUID, previous, current string) (PreviousLinks, error)
+	// WaitingLinks returns the first limit links, oldest first, of those
+	// PreviousLinkCounts counts as waiting: links of app appID of orgID on
+	// previous with no keep choice whose slug is taken (or reserved) on
+	// current.
+	WaitingLinks(ctx context.Context, orgID, appID uuid.UUID, previous, current string, limit int) ([]WaitingLink, error)
 	// CountLinksOnDomain returns how many links are on domain.
 	CountLinksOnDomain(ctx context.Context, domain string) (int, error)
 	// ExtendRename adds by to the end of the open rename period of app id
@@ -138,6 +143,13 @@ type PreviousLinks struct {
 	Waiting int `json:"waiting"`
 	// Kept links chose keep: they stay on the previous subdomain.
 	Kept int `json:"kept"`
+}
+
+// WaitingLink is a link on an app's previous subdomain that waits for a
+// move choice (PreviousLinks.Waiting).
+type WaitingLink struct {
+	ID   uuid.UUID
+	Slug string
 }
 
 // Errors of AppSubdomainStore, each wrapping errcode.ErrConflict.
@@ -445,6 +457,50 @@ func (s *AppService) Detail(ctx context.Context, p *auth.Principal, id uuid.UUID
 		return nil, err
 	}
 	return &AppDetail{App: app, RenamePeriod: st.RenamePeriod, PreviousLinks: st.PreviousLinks}, nil
+}
+
+// MaxWaitingLinks is the most links WaitingLinks returns.
+const MaxWaitingLinks = 100
+
+// WaitingLinks returns up to limit (1 to MaxWaitingLinks; out of range is
+// MaxWaitingLinks) of the links of app id of p's organization that wait
+// for a move choice on its previous subdomain, oldest first: the links
+// Detail counts in PreviousLinks.Waiting, each of which PUT
+// /links/{id}/move-choice decides. None when no rename period is open. It
+// needs what Detail needs and links:read (every role), since it names
+// links. NOT_FOUND when there is no such app in p's organization.
+func (s *AppService) WaitingLinks(ctx context.Context, p *auth.Principal, id uuid.UUID, limit int) ([]WaitingLink, error) {
+	if _, err := p.Authorize(auth.ScopeAppsRead, auth.ActAppsRead); err != nil {
+		return nil, err
+	}
+	if _, err := p.Authorize(auth.ScopeLinksRead, auth.ActLinksRead); err != nil {
+		return nil, err
+	}
+	ss, err := s.subdomainStore()
+	if err != nil {
+		return nil, err
+	}
+	app, err := s.store.AppByID(ctx, p.OrgID, id)
+	if err != nil {
+		return nil, errcode.NotFoundAs(err, "app not found")
+	}
+	if app, err = s.settle(ctx, ss, app); err != nil {
+		return nil, err
+	}
+	if app.PreviousLinkDomain == nil {
+		return []WaitingLink{}, nil
+	}
+	if limit < 1 || limit > MaxWaitingLinks {
+		limit = MaxWaitingLinks
+	}
+	links, err := ss.WaitingLinks(ctx, app.OrgID, app.ID, NormalizeDomain(*app.PreviousLinkDomain), NormalizeDomain(app.LinkDomain), limit)
+	if err != nil {
+		return nil, err
+	}
+	if links == nil {
+		links = []WaitingLink{}
+	}
+	return links, nil
 }
 
 // Rename gives app id of p's organization a new handle (PUT

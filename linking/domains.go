@@ -42,6 +42,11 @@ type DNSCheck struct {
 	CurrentCNAME *string `json:"current_cname"`
 	// Message says what to change.
 	Message string `json:"message"`
+	// LookupFailed says that the DNS lookup got no answer (a timeout, a
+	// server failure), rather than an answer without the right record:
+	// CurrentCNAME is then nil whatever the record is. It is not part of
+	// the API's answer, whose message says it in words.
+	LookupFailed bool `json:"-"`
 }
 
 // VerifyResult is the answer of POST /domains/{id}/verify: verified with the
@@ -260,6 +265,7 @@ func (s *DomainService) Verify(ctx context.Context, p *auth.Principal, id uuid.U
 	check := &DNSCheck{ExpectedCNAME: want}
 	switch {
 	case err != nil:
+		check.LookupFailed = true
 		check.Message = fmt.Sprintf("the DNS lookup of %s failed (%s); try again in a few minutes", d.Domain, lookupFailure(err))
 	case !found:
 		check.Message = fmt.Sprintf("%s has no CNAME record; add a CNAME record pointing %s at %s", d.Domain, d.Domain, want)

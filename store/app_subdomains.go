@@ -221,6 +221,12 @@ type previousLink struct {
 	Taken bool `bun:"taken"`
 }
 
+// waiting reports whether l waits for a move choice: no keep choice, and
+// its slug taken (or reserved) on the app's subdomain.
+func (l previousLink) waiting() bool {
+	return !l.Kept && (l.Taken || linking.IsReservedSlug(l.Slug, true))
+}
+
 // previousLinks returns the links of app appID on previous, with their
 // keep choices and whether their slug is taken on current.
 func previousLinks(ctx context.Context, db bun.IDB, orgID, appID uuid.UUID, previous, current string) ([]previousLink, error) {
@@ -249,13 +255,32 @@ func (s *Store) PreviousLinkCounts(ctx context.Context, orgID, appID uuid.UUID, 
 		switch {
 		case l.Kept:
 			c.Kept++
-		case l.Taken || linking.IsReservedSlug(l.Slug, true):
+		case l.waiting():
 			c.Waiting++
 		default:
 			c.Moving++
 		}
 	}
 	return c, nil
+}
+
+// WaitingLinks implements linking.AppSubdomainStore: the links
+// PreviousLinkCounts counts as waiting, told apart by the same test.
+func (s *Store) WaitingLinks(ctx context.Context, orgID, appID uuid.UUID, previous, current string, limit int) ([]linking.WaitingLink, error) {
+	links, err := previousLinks(ctx, s.db, orgID, appID, previous, current)
+	if err != nil {
+		return nil, s.err("waiting links", err)
+	}
+	var out []linking.WaitingLink
+	for _, l := range links {
+		if len(out) == limit {
+			break
+		}
+		if l.waiting() {
+			out = append(out, linking.WaitingLink{ID: l.ID, Slug: l.Slug})
+		}
+	}
+	return out, nil
 }
 
 // EndRenamePeriod implements linking.AppSubdomainStore in one transaction

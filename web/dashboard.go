@@ -42,6 +42,11 @@ type DashboardView struct {
 
 	Team          *TeamView
 	NewInvitation *NewInvitation
+	Apps          *AppList
+	App           *AppView
+	Rename        *RenameForm
+	Domains       *DomainList
+	Domain        *DomainView
 }
 
 // KeyList fills PageDashboardKeys: the keys the member may see and the
@@ -162,8 +167,10 @@ type LinkList struct {
 	// Path is the list's own path (the filter form's action).
 	Path string
 	// NoApp says that the organization has no app yet, which a first link
-	// needs.
-	NoApp bool
+	// needs; NewAppPath is then the app form ("" when the role may not
+	// create apps).
+	NoApp      bool
+	NewAppPath string
 }
 
 // LinkRow is one link of the list.

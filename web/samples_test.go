@@ -102,7 +102,7 @@ func samples() []sample {
 			Breakdowns: []web.Breakdown{{ID: "empty", Title: "Clicks by platform", Dimension: "Platform"},
 				{ID: "utm", Title: "Clicks by UTM campaign", Dimension: "UTM campaign", Rows: []web.BreakdownRow{
 					{Value: ptr(unbroken), Counts: web.Counts{Clicks: 1_234_567, Installs: 89_012}}}}}}},
-	}, dashboardSamples()...)
+	}, append(append(dashboardSamples(), appSamples()...), domainSamples()...)...)
 }
 
 // shell returns a dashboard view of the organization Acme with title.

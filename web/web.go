@@ -86,6 +86,11 @@ const (
 	PageDashboardKeyCreated = "dashboard-key-created"
 	PageDashboardExports    = "dashboard-exports"
 	PageDashboardExport     = "dashboard-export"
+	PageDashboardApps       = "dashboard-apps"
+	PageDashboardApp        = "dashboard-app"
+	PageDashboardAppRename  = "dashboard-app-rename"
+	PageDashboardDomains    = "dashboard-domains"
+	PageDashboardDomain     = "dashboard-domain"
 )
 
 // CopyScript is one of the dashboard's two scripts (PreviewScript is the
