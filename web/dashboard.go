@@ -34,6 +34,10 @@ type DashboardView struct {
 	Analytics *AnalyticsView
 	Keys      *KeyList
 	NewKey    *NewKey
+	Records   *RecordList
+	Record    *RecordDetail
+	Audit     *AuditList
+	Settings  *Settings
 }
 
 // KeyList fills PageDashboardKeys: the keys the member may see and the

@@ -82,6 +82,10 @@ const (
 	PageDashboardAnalytics  = "dashboard-analytics"
 	PageDashboardKeys       = "dashboard-keys"
 	PageDashboardKeyCreated = "dashboard-key-created"
+	PageDashboardInstalls   = "dashboard-installs"
+	PageDashboardRecord     = "dashboard-record"
+	PageDashboardAudit      = "dashboard-audit"
+	PageDashboardSettings   = "dashboard-settings"
 )
 
 // CopyScript is the one script of the pages: on the dashboard it shows
