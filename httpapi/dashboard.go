@@ -52,6 +52,9 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	d.linkRoutes(root)
 	d.analyticsRoutes(root)
 	d.keyRoutes(root)
+	d.installRoutes(root)
+	d.auditRoutes(root)
+	d.settingsRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -67,6 +70,9 @@ type dashCtx struct {
 	// analytics and keys say that the member is offered the analytics and
 	// the key pages.
 	analytics, keys bool
+	// installs, audit and settings say that the member is offered the
+	// installs and attempts, the audit log and the settings pages.
+	installs, audit, settings bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -206,6 +212,9 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		c.base = orgPath(c.m.OrgID)
 		c.analytics = d.hasAnalytics(c)
 		c.keys = d.hasKeys(c)
+		c.installs = d.hasInstalls(c)
+		c.audit = d.hasAudit(c)
+		c.settings = d.hasSettings(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -228,6 +237,15 @@ func (c *dashCtx) nav(current string) []web.NavItem {
 	}
 	if c.keys {
 		items = append(items, web.NavItem{Label: "Keys", Path: c.base + "/keys"})
+	}
+	if c.installs {
+		items = append(items, web.NavItem{Label: "Installs", Path: c.base + "/installs"})
+	}
+	if c.audit {
+		items = append(items, web.NavItem{Label: "Audit log", Path: c.base + "/audit"})
+	}
+	if c.settings {
+		items = append(items, web.NavItem{Label: "Settings", Path: c.base + "/settings"})
 	}
 	for i := range items {
 		items[i].Current = items[i].Label == current
