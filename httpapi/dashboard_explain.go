@@ -87,7 +87,7 @@ var matchTypes = map[attribution.MatchType]string{
 // ipClassText describes each address class: the noun the sentences use,
 // and the value as a record's fact.
 var ipClassText = map[attribution.IPClass]struct{ noun, fact string }{
-	attribution.IPClassCGNAT: {"carrier-grade NAT address, which many phones share", "Carrier-grade NAT (shared by many devices)"},
+	attribution.IPClassCGNAT: {"carrier-grade NAT address (which many phones share)", "Carrier-grade NAT (shared by many devices)"},
 	attribution.IPClassIPv4:  {"IPv4 address", "IPv4"},
 	attribution.IPClassIPv6:  {"IPv6 network (its /64 prefix)", "IPv6"},
 }

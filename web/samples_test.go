@@ -257,7 +257,7 @@ func recordSamples() []sample {
 	install.Record = &web.RecordDetail{Kind: "install", ListPath: base + "/installs", LinkTitle: "Winter sale " + unbroken, LinkPath: base + "/links/2",
 		Facts: [][2]string{{"Installed", "2030-01-30 10:04:05 UTC"}, {"Match", "Probabilistic"}, {"Click id", "0193b5a0-0000-7000-8000-000000000009"}},
 		Explanation: []string{`Matched probabilistically with 92% confidence to a click on the link "Winter sale" 4 minutes before the install.`,
-			"3 devices clicked this app's links from the same carrier-grade NAT address, which many phones share, in the 6 hours before, and this one fit best; the runner-up was 3% likely."},
+			"3 devices clicked this app's links from the same carrier-grade NAT address (which many phones share) in the 6 hours before, and this one fit best; the runner-up was 3% likely."},
 		Signals: []string{"The time from the click to the install", "The device model"},
 		Attempts: []web.AttemptRow{{Path: base + "/attempts/1", Created: "2030-01-30 10:04:05 UTC", Outcome: "Matched",
 			Summary: "Probabilistic, 92% confident"}}}
