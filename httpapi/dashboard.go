@@ -55,6 +55,9 @@ func (p *accountPages) dashboardRoutes(root routes) {
 	d.teamRoutes(root)
 	d.appRoutes(root)
 	d.domainRoutes(root)
+	d.installRoutes(root)
+	d.auditRoutes(root)
+	d.settingsRoutes(root)
 }
 
 // dashCtx is what an organization's page knows of its request.
@@ -75,6 +78,9 @@ type dashCtx struct {
 	// apps and domains say that the member is offered the app and the
 	// custom-domain pages.
 	apps, domains bool
+	// installs, audit and settings say that the member is offered the
+	// installs and attempts, the audit log and the settings pages.
+	installs, audit, settings bool
 }
 
 // dashboardPrincipal is the principal of member m, signed in with session
@@ -217,6 +223,9 @@ func (d *dashboard) orgPage(h func(w http.ResponseWriter, req bunrouter.Request,
 		c.team = d.hasTeam(c)
 		c.apps = d.hasApps(c)
 		c.domains = d.hasDomains(c)
+		c.installs = d.hasInstalls(c)
+		c.audit = d.hasAudit(c)
+		c.settings = d.hasSettings(c)
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, dashboardFormMaxBytes)
 			if err := r.ParseForm(); err != nil {
@@ -248,6 +257,15 @@ func (c *dashCtx) nav(current string) []web.NavItem {
 	}
 	if c.team {
 		items = append(items, web.NavItem{Label: "Team", Path: c.teamPath()})
+	}
+	if c.installs {
+		items = append(items, web.NavItem{Label: "Installs", Path: c.base + "/installs"})
+	}
+	if c.audit {
+		items = append(items, web.NavItem{Label: "Audit log", Path: c.base + "/audit"})
+	}
+	if c.settings {
+		items = append(items, web.NavItem{Label: "Settings", Path: c.base + "/settings"})
 	}
 	for i := range items {
 		items[i].Current = items[i].Label == current

@@ -47,6 +47,10 @@ type DashboardView struct {
 	Rename        *RenameForm
 	Domains       *DomainList
 	Domain        *DomainView
+	Records       *RecordList
+	Record        *RecordDetail
+	Audit         *AuditList
+	Settings      *Settings
 }
 
 // KeyList fills PageDashboardKeys: the keys the member may see and the

@@ -216,7 +216,7 @@ func dashboardSamples() []sample {
 		{"dashboard, no organization", web.PageDashboardOrgs, none},
 		{"dashboard analytics", web.PageDashboardAnalytics, stats},
 		{"dashboard analytics, refused", web.PageDashboardAnalytics, refused},
-	}, append(teamSamples(), analyticsSamples()...)...)
+	}, append(append(teamSamples(), analyticsSamples()...), recordSamples()...)...)
 }
 
 // analyticsSamples has the analytics page's export button, the export
@@ -386,4 +386,105 @@ func refererBreakdown() web.Breakdown {
 		{Value: ptr(unbroken + ".example.com"), Counts: web.Counts{Clicks: 7, Installs: 0}},
 		{Value: ptr(`"quoted" & 'apostrophes'`), Counts: web.Counts{Clicks: 3, Installs: 3}},
 	}}
+}
+
+// recordSamples has the installs, attempts, audit log and settings pages.
+func recordSamples() []sample {
+	const base = "/dashboard/o/1"
+	apps := []web.Option{{Value: "", Label: "Every app"}, {Value: "none", Label: "No app"}, {Value: "1", Label: "Acme Shop " + unbroken}}
+	outcomes := []web.Option{{Value: "", Label: "Matched or not"}, {Value: "true", Label: "Matched"}, {Value: "false", Label: "Not matched"}}
+	installs := shell("Installs")
+	installs.Records = &web.RecordList{InstallsPath: base + "/installs", AttemptsPath: base + "/attempts", App: "1",
+		Link: "0193b5a0-0000-7000-8000-000000000009", From: "2030-01-01T00:00", Apps: apps, MatchedOptions: outcomes, Filtered: true,
+		Window: "From 2030-01-01 00:00 UTC to 2030-01-31 10:00 UTC.", Prev: base + "/installs?cursor=a", Next: base + "/installs?cursor=c",
+		First: base + "/installs",
+		Installs: []web.InstallRow{
+			{Path: base + "/installs/1", Installed: "2030-01-30 10:04:05 UTC", Link: "Winter sale: everything must go " + unbroken,
+				LinkPath: base + "/links/2", Match: "Deterministic", Reinstall: "No", App: "Acme Shop"},
+			{Path: base + "/installs/2", Installed: "2030-01-29 08:00:00 UTC", Link: "Deleted link", Match: "Probabilistic",
+				Reinstall: "Not known", App: "No app"},
+		}}
+	noInstalls := shell("Installs")
+	noInstalls.Records = &web.RecordList{InstallsPath: base + "/installs", Apps: apps, MatchedOptions: outcomes, Own: true,
+		Window: "From 2030-01-01 00:00 UTC to 2030-01-31 10:00 UTC."}
+	attempts := shell("Attribution attempts")
+	attempts.Records = &web.RecordList{Attempts: true, InstallsPath: base + "/installs", AttemptsPath: base + "/attempts", Matched: "false",
+		Apps: apps, MatchedOptions: outcomes, Filtered: true, Window: "From 2030-01-01 00:00 UTC to 2030-01-31 10:00 UTC.",
+		Next: base + "/attempts?cursor=" + unbroken,
+		Tries: []web.AttemptRow{
+			{Path: base + "/attempts/1", Created: "2030-01-30 10:04:05 UTC", Platform: "Android", App: "Acme Shop", Matched: true,
+				Outcome: "Matched", Summary: "By the install referrer's click id"},
+			{Path: base + "/attempts/2", Created: "2030-01-30 10:03:00 UTC", Platform: "iOS", App: "Not told", Outcome: "Not matched",
+				Summary: "Could not tell which device"},
+		}}
+	refusedList := shell("Attribution attempts")
+	refusedList.Error = "This plan reads installs and attempts of the last 30 days only."
+	refusedList.Records = &web.RecordList{Attempts: true, InstallsPath: base + "/installs", AttemptsPath: base + "/attempts",
+		From: "2020-01-01T00:00", Apps: apps, MatchedOptions: outcomes, Filtered: true, First: base + "/attempts"}
+
+	install := shell("Install of 2030-01-30 10:04:05 UTC")
+	install.Record = &web.RecordDetail{Kind: "install", ListPath: base + "/installs", LinkTitle: "Winter sale " + unbroken, LinkPath: base + "/links/2",
+		Facts: [][2]string{{"Installed", "2030-01-30 10:04:05 UTC"}, {"Match", "Probabilistic"}, {"Click id", "0193b5a0-0000-7000-8000-000000000009"}},
+		Explanation: []string{`Matched probabilistically with 92% confidence to a click on the link "Winter sale" 4 minutes before the install.`,
+			"3 devices clicked this app's links from the same carrier-grade NAT address (which many phones share) in the 6 hours before, and this one fit best; the runner-up was 3% likely."},
+		Signals: []string{"The time from the click to the install", "The device model"},
+		Attempts: []web.AttemptRow{{Path: base + "/attempts/1", Created: "2030-01-30 10:04:05 UTC", Outcome: "Matched",
+			Summary: "Probabilistic, 92% confident"}}}
+	memberInstall := shell("Install of 2030-01-30 10:04:05 UTC")
+	memberInstall.Record = &web.RecordDetail{Kind: "install", ListPath: base + "/installs", LinkGone: true,
+		Facts:       [][2]string{{"Installed", "2030-01-30 10:04:05 UTC"}},
+		Explanation: []string{"Matched deterministically to a click on a link since deleted.", "Owners and admins see the attempt that explains how."}}
+	attempt := shell("Attempt of 2030-01-30 10:03:00 UTC")
+	attempt.Record = &web.RecordDetail{Kind: "attempt", ListPath: base + "/attempts",
+		Facts: [][2]string{{"Time", "2030-01-30 10:03:00 UTC"}, {"Outcome", "Not matched"}, {"Reason code", "no_match"},
+			{"Candidate clicks", "9 found, 7 could have led to it, 7 unclaimed, 3 devices scored"}},
+		Explanation: []string{"No match: 3 phones that clicked share this carrier-grade NAT address, so it could not be told which one installed: the best was 40% likely and the runner-up 38% (a match needs 85% and 4 times the runner-up's odds)."},
+		Signals:     []string{"The network address the click and the install share", "The signal \"" + unbroken + "\""}}
+
+	auditLog := shell("Audit log")
+	auditLog.Audit = &web.AuditList{Path: base + "/audit", From: "2030-01-01T00:00", Filtered: true, Next: base + "/audit?cursor=b",
+		Prev: base + "/audit", Rows: []web.AuditRow{
+			{When: "2030-01-30 10:04:05 UTC", Actor: longEmail, Action: "Created a key", Target: "key Deploy bot " + unbroken,
+				Details: []string{"name: Deploy bot", "scopes: links:read,links:write,analytics:read", "type: api"},
+				Client:  "2001:db8:85a3::8a2e:370:7334, Chrome on Linux"},
+			{When: "2030-01-29 08:00:00 UTC", Actor: "Hoplink itself", Action: "Turned off a webhook endpoint that kept failing",
+				Target: "webhook 0193b5a0-0000-7000-8000-000000000009"},
+		}}
+	noAudit := shell("Audit log")
+	noAudit.Audit = &web.AuditList{Path: base + "/audit"}
+
+	usage := []web.UsageRow{
+		{Label: "Clicks this month", Used: "10,000", Limit: "10,000", Full: true, Note: "Clicks past the allowance are counted, not stored"},
+		{Label: "Links created this month", Used: "12", Limit: "100", Note: "Links created since the month began and not deleted"},
+		{Label: "Custom domains", Used: "0", Limit: "None on this plan", Note: "Verified or not"},
+		{Label: "Seats", Used: "2", Limit: "2", Full: true, Note: "1 member and 1 pending invitation"},
+	}
+	settings := shell("Settings of Acme Corporation International Holdings")
+	settings.Notice = "The security policy was saved."
+	settings.Settings = &web.Settings{Name: "Acme Corporation International Holdings " + unbroken, Slug: unbroken, Plan: "Free",
+		Created: "2030-01-01 00:00 UTC", Period: "2030-01-01 00:00 UTC to 2030-02-01 00:00 UTC",
+		Retention: "Clicks, installs and attempts are kept for 365 days. Installs, attempts and exports read the last 30 days.", Usage: usage,
+		Parameters: &web.ParametersForm{Action: base + "/settings/parameters", JSON: `{"injected": [{"key": "` + unbroken + `"}]}`,
+			Error: "Injected[0].value is required."},
+		Security: &web.SecurityForm{Action: base + "/settings/security", RequireTwoFactor: true, SessionHours: "5000", IdleMinutes: "x",
+			Error: "The policy was not saved: see the messages below the fields.", HoursError: "Must be a whole number of hours from 1 to 2160.",
+			MinutesError: "Must be a whole number of minutes.", HoursHint: "From 1 to 2160 (90 days)", MinutesHint: "From 5 to 43200"}}
+	readOnly := shell("Settings of Beta")
+	readOnly.Settings = &web.Settings{Name: "Beta", Slug: "beta", Plan: "Scale", Created: "2030-01-01 00:00 UTC",
+		Period: "2030-01-01 00:00 UTC to 2030-02-01 00:00 UTC", Retention: "Clicks, installs and attempts are kept for 1095 days.", Usage: usage[:2],
+		Parameters: &web.ParametersForm{JSON: "{\n  \"injected\": [],\n  \"forwarding\": null,\n  \"defaultMode\": null\n}"},
+		Security:   &web.SecurityForm{SessionHours: "336", IdleMinutes: "10080"}}
+	return []sample{
+		{"dashboard installs", web.PageDashboardInstalls, installs},
+		{"dashboard installs, empty, own links", web.PageDashboardInstalls, noInstalls},
+		{"dashboard attempts", web.PageDashboardInstalls, attempts},
+		{"dashboard attempts, refused", web.PageDashboardInstalls, refusedList},
+		{"dashboard install", web.PageDashboardRecord, install},
+		{"dashboard install, member", web.PageDashboardRecord, memberInstall},
+		{"dashboard attempt, not matched", web.PageDashboardRecord, attempt},
+		{"dashboard audit log", web.PageDashboardAudit, auditLog},
+		{"dashboard audit log, empty", web.PageDashboardAudit, noAudit},
+		{"dashboard settings, owner with errors", web.PageDashboardSettings, settings},
+		{"dashboard settings, read only", web.PageDashboardSettings, readOnly},
+	}
 }

@@ -91,6 +91,10 @@ const (
 	PageDashboardAppRename  = "dashboard-app-rename"
 	PageDashboardDomains    = "dashboard-domains"
 	PageDashboardDomain     = "dashboard-domain"
+	PageDashboardInstalls   = "dashboard-installs"
+	PageDashboardRecord     = "dashboard-record"
+	PageDashboardAudit      = "dashboard-audit"
+	PageDashboardSettings   = "dashboard-settings"
 )
 
 // CopyScript is one of the dashboard's two scripts (PreviewScript is the
