@@ -60,7 +60,11 @@ func TestBrowserPagesFitAPhoneAndPassAxe(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	browser := webtest.StartChromium(t, bin, 10*time.Minute)
+	// The browser lives through every check (each sample at each size in
+	// each scheme), so its deadline grows with the samples: three seconds
+	// a check, where one takes about one on an idle machine.
+	checks := len(all) * len(webtest.Sizes) * 2
+	browser := webtest.StartChromium(t, bin, time.Duration(checks)*3*time.Second)
 	for _, size := range webtest.Sizes {
 		for _, scheme := range []string{"light", "dark"} {
 			for i, s := range all {
