@@ -60,7 +60,10 @@ func TestBrowserPagesFitAPhoneAndPassAxe(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	browser := webtest.StartChromium(t, bin, 3*time.Minute)
+	// The budget grows with the samples: a few seconds for each page at
+	// each size and scheme, on a machine shared with other work.
+	budget := max(3*time.Minute, time.Duration(len(all)*len(webtest.Sizes)*2)*3*time.Second)
+	browser := webtest.StartChromium(t, bin, budget)
 	for _, size := range webtest.Sizes {
 		for _, scheme := range []string{"light", "dark"} {
 			for i, s := range all {
