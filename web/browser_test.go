@@ -60,7 +60,10 @@ func TestBrowserPagesFitAPhoneAndPassAxe(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 
-	browser := webtest.StartChromium(t, bin, 3*time.Minute)
+	// The browser's budget grows with the samples (four checks each), so
+	// that adding pages does not run it out on a busy machine; each check
+	// still has its own deadline.
+	browser := webtest.StartChromium(t, bin, max(3*time.Minute, time.Duration(len(all))*4*3*time.Second))
 	for _, size := range webtest.Sizes {
 		for _, scheme := range []string{"light", "dark"} {
 			for i, s := range all {
