@@ -97,9 +97,9 @@ func appNotice(done string) string {
 	return ""
 }
 
-// listPage reads a list's page parameter: 1 when absent, ok false when it
+// listPageParam reads a list's page parameter: 1 when absent, ok false when it
 // is not a number from 1 to maxLinkListPage.
-func listPage(s string) (page int, ok bool) {
+func listPageParam(s string) (page int, ok bool) {
 	if s == "" {
 		return 1, true
 	}
@@ -110,8 +110,8 @@ func listPage(s string) (page int, ok bool) {
 	return n, true
 }
 
-// listPageURL is page n of the list at path with the query q.
-func listPageURL(path string, q url.Values, n int) string {
+// pageOfList is page n of the list at path with the query q.
+func pageOfList(path string, q url.Values, n int) string {
 	u := url.Values{}
 	for k, v := range q {
 		u[k] = v
@@ -129,7 +129,7 @@ func (d *dashboard) appList(w http.ResponseWriter, req bunrouter.Request, c *das
 		list.NewPath = c.base + "/apps/new"
 	}
 	v := web.DashboardView{Frame: web.Frame{Title: "Apps", Notice: appNotice(q.Get("done"))}, Nav: c.nav("Apps"), Apps: list}
-	page, ok := listPage(q.Get("page"))
+	page, ok := listPageParam(q.Get("page"))
 	if !ok {
 		v.Error = "The page must be a number from 1 to " + strconv.Itoa(maxLinkListPage) + "."
 		return d.render(w, r, c, http.StatusBadRequest, web.PageDashboardApps, v)
@@ -161,23 +161,23 @@ func (d *dashboard) appList(w http.ResponseWriter, req bunrouter.Request, c *das
 		keep.Set("q", list.Search)
 	}
 	if page > 1 {
-		list.Prev = listPageURL(list.Path, keep, page-1)
+		list.Prev = pageOfList(list.Path, keep, page-1)
 	}
 	if res.Pagination.HasMore && page < maxLinkListPage {
-		list.Next = listPageURL(list.Path, keep, page+1)
+		list.Next = pageOfList(list.Path, keep, page+1)
 	}
-	if o := d.orgOf(r, c); o != nil && list.Search == "" {
+	if o := d.readableOrg(r, c); o != nil && list.Search == "" {
 		allowed := org.LimitsOf(o.Plan).Apps
-		list.Plan = "The " + planName(o.Plan) + " plan allows " + plural(allowed, "app", "apps") +
+		list.Plan = "The " + planTitle(o.Plan) + " plan allows " + nounCount(allowed, "app", "apps") +
 			"; the organization has " + strconv.Itoa(list.Total) + "."
 	}
 	return d.render(w, r, c, http.StatusOK, web.PageDashboardApps, v)
 }
 
-// orgOf returns c's organization as the member may read it, or nil when it
+// readableOrg returns c's organization as the member may read it, or nil when it
 // cannot be read (no organizations service, or a refusal): the pages then
 // say nothing of its plan.
-func (d *dashboard) orgOf(r *http.Request, c *dashCtx) *org.Organization {
+func (d *dashboard) readableOrg(r *http.Request, c *dashCtx) *org.Organization {
 	if d.a.opts.Orgs == nil {
 		return nil
 	}
@@ -188,8 +188,8 @@ func (d *dashboard) orgOf(r *http.Request, c *dashCtx) *org.Organization {
 	return o
 }
 
-// planName is plan as a page names it: "Growth".
-func planName(p org.Plan) string {
+// planTitle is plan as a page names it: "Growth".
+func planTitle(p org.Plan) string {
 	s := string(p)
 	if s == "" {
 		return s
@@ -197,8 +197,8 @@ func planName(p org.Plan) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// plural writes n with the singular or the plural noun.
-func plural(n int, one, many string) string {
+// nounCount writes n with the singular or the plural noun.
+func nounCount(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
@@ -233,14 +233,14 @@ func (d *dashboard) dashApp(w http.ResponseWriter, req bunrouter.Request, c *das
 		return nil, d.appNotFound(w, req.Request, c)
 	}
 	if err != nil {
-		return nil, d.failure(w, req.Request, c, err, c.base+"/apps", "Back to the apps")
+		return nil, d.serviceErrorPage(w, req.Request, c, err, c.base+"/apps", "Back to the apps")
 	}
 	return app, nil
 }
 
-// failure writes the message page of a service error with a link onwards,
+// serviceErrorPage writes the message page of a service error with a link onwards,
 // or returns an unexpected one.
-func (d *dashboard) failure(w http.ResponseWriter, r *http.Request, c *dashCtx, err error, onward, onwardText string) error {
+func (d *dashboard) serviceErrorPage(w http.ResponseWriter, r *http.Request, c *dashCtx, err error, onward, onwardText string) error {
 	status, msg, ok := dashboardError(err)
 	if !ok {
 		return err
@@ -283,7 +283,7 @@ func (d *dashboard) appView(w http.ResponseWriter, r *http.Request, c *dashCtx, 
 		return nil, d.appNotFound(w, r, c)
 	}
 	if err != nil {
-		return nil, d.failure(w, r, c, err, c.base+"/apps", "Back to the apps")
+		return nil, d.serviceErrorPage(w, r, c, err, c.base+"/apps", "Back to the apps")
 	}
 	app := det.App
 	path := c.appPath(app.ID)
@@ -529,7 +529,7 @@ func (d *dashboard) setDefaultDomain(w http.ResponseWriter, req bunrouter.Reques
 		return err
 	}
 	if status == http.StatusForbidden || status == http.StatusNotFound {
-		return d.failure(w, r, c, err, back, "Back to the app")
+		return d.serviceErrorPage(w, r, c, err, back, "Back to the app")
 	}
 	v, verr := d.appView(w, r, c, id, &web.DefaultDomainForm{Value: value, Error: msg})
 	if v == nil || verr != nil {
@@ -549,7 +549,7 @@ func (d *dashboard) extendRename(w http.ResponseWriter, req bunrouter.Request, c
 		return d.notAllowedApps(w, req.Request, c, back)
 	}
 	if _, err := d.a.opts.Apps.Extend(req.Context(), c.p, id); err != nil {
-		return d.failure(w, req.Request, c, err, back, "Back to the app")
+		return d.serviceErrorPage(w, req.Request, c, err, back, "Back to the app")
 	}
 	seeOther(w, back+"?done=extended")
 	return nil
@@ -613,7 +613,7 @@ func (d *dashboard) renameApp(w http.ResponseWriter, req bunrouter.Request, c *d
 		f.Confirm = max(n, 1)
 		msg = "Links use the subdomain: tick the box to confirm the rename."
 	case errcode.Forbidden, errcode.NotFound, errcode.AttributedKeyRequired:
-		return d.failure(w, r, c, err, c.appPath(app.ID), "Back to the app")
+		return d.serviceErrorPage(w, r, c, err, c.appPath(app.ID), "Back to the app")
 	}
 	return d.showRename(w, r, c, app, f, status, msg)
 }
@@ -651,7 +651,7 @@ func (d *dashboard) deleteApp(w http.ResponseWriter, req bunrouter.Request, c *d
 		return d.showConfirmDeleteApp(w, req.Request, c, app, http.StatusBadRequest, "Tick the box to confirm that the app is to be deleted.")
 	}
 	if _, err := d.a.opts.Apps.Delete(req.Context(), c.p, app.ID); err != nil {
-		return d.failure(w, req.Request, c, err, c.appPath(app.ID), "Back to the app")
+		return d.serviceErrorPage(w, req.Request, c, err, c.appPath(app.ID), "Back to the app")
 	}
 	seeOther(w, c.base+"/apps?done=deleted")
 	return nil
@@ -837,7 +837,7 @@ func (d *dashboard) createApp(w http.ResponseWriter, req bunrouter.Request, c *d
 	app, err := d.a.opts.Apps.Create(r.Context(), c.p, f.createInput())
 	if err != nil {
 		if errcode.CodeOf(err) == errcode.Forbidden {
-			return d.failure(w, r, c, err, c.base+"/apps", "Back to the apps")
+			return d.serviceErrorPage(w, r, c, err, c.base+"/apps", "Back to the apps")
 		}
 		status, msg, ok := f.serviceErrors(err)
 		if !ok {
@@ -882,7 +882,7 @@ func (d *dashboard) updateApp(w http.ResponseWriter, req bunrouter.Request, c *d
 			return err
 		}
 		if status == http.StatusForbidden || status == http.StatusNotFound {
-			return d.failure(w, r, c, err, c.appPath(app.ID), "Back to the app")
+			return d.serviceErrorPage(w, r, c, err, c.appPath(app.ID), "Back to the app")
 		}
 		return d.showAppForm(w, r, c, app, f, status, msg)
 	}

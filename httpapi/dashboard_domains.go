@@ -95,7 +95,7 @@ func (d *dashboard) domainList(w http.ResponseWriter, req bunrouter.Request, c *
 	if canWriteDomains(c) {
 		add = &web.DomainForm{}
 	}
-	page, ok := listPage(q.Get("page"))
+	page, ok := listPageParam(q.Get("page"))
 	if !ok {
 		return d.showDomains(w, req.Request, c, add, 1, http.StatusBadRequest,
 			"The page must be a number from 1 to "+strconv.Itoa(maxLinkListPage)+".", "")
@@ -112,19 +112,19 @@ func (d *dashboard) showDomains(w http.ResponseWriter, r *http.Request, c *dashC
 		add.Action = c.base + "/domains"
 		list.Add = add
 	}
-	if o := d.orgOf(r, c); o != nil {
+	if o := d.readableOrg(r, c); o != nil {
 		allowed := org.LimitsOf(o.Plan).CustomDomains
 		if allowed == 0 {
 			list.NoPlan, list.Add = true, nil
-			list.Plan = "The " + planName(o.Plan) + " plan has no custom domains."
+			list.Plan = "The " + planTitle(o.Plan) + " plan has no custom domains."
 		} else {
-			list.Plan = "The " + planName(o.Plan) + " plan allows " + plural(allowed, "custom domain", "custom domains") + "."
+			list.Plan = "The " + planTitle(o.Plan) + " plan allows " + nounCount(allowed, "custom domain", "custom domains") + "."
 		}
 	}
 	limit, offset := domainListPageSize, (page-1)*domainListPageSize
 	res, err := d.a.opts.Domains.List(r.Context(), c.p, &limit, &offset)
 	if err != nil {
-		return d.failure(w, r, c, err, c.base+"/links", "Back to the links")
+		return d.serviceErrorPage(w, r, c, err, c.base+"/links", "Back to the links")
 	}
 	for _, dm := range res.Data {
 		state, note := domainState(dm)
@@ -136,10 +136,10 @@ func (d *dashboard) showDomains(w http.ResponseWriter, r *http.Request, c *dashC
 	}
 	path := c.base + "/domains"
 	if page > 1 {
-		list.Prev = listPageURL(path, url.Values{}, page-1)
+		list.Prev = pageOfList(path, url.Values{}, page-1)
 	}
 	if res.Pagination.HasMore && page < maxLinkListPage {
-		list.Next = listPageURL(path, url.Values{}, page+1)
+		list.Next = pageOfList(path, url.Values{}, page+1)
 	}
 	if list.Plan != "" && !list.NoPlan {
 		list.Plan = strings.TrimSuffix(list.Plan, ".") + "; the organization has " + strconv.Itoa(list.Total) + "."
@@ -168,7 +168,7 @@ func (d *dashboard) addDomain(w http.ResponseWriter, req bunrouter.Request, c *d
 			return err
 		}
 		if errcode.CodeOf(err) == errcode.Forbidden {
-			return d.failure(w, r, c, err, c.base+"/domains", "Back to the domains")
+			return d.serviceErrorPage(w, r, c, err, c.base+"/domains", "Back to the domains")
 		}
 		f.Error = msg
 		return d.showDomains(w, r, c, f, 1, status, "", "")
@@ -195,7 +195,7 @@ func (d *dashboard) dashDomain(w http.ResponseWriter, req bunrouter.Request, c *
 		return nil, d.domainNotFound(w, req.Request, c)
 	}
 	if err != nil {
-		return nil, d.failure(w, req.Request, c, err, c.base+"/domains", "Back to the domains")
+		return nil, d.serviceErrorPage(w, req.Request, c, err, c.base+"/domains", "Back to the domains")
 	}
 	return dm, nil
 }
@@ -251,8 +251,8 @@ func (d *dashboard) domainView(r *http.Request, c *dashCtx, dm *linking.Domain, 
 // and what restores it.
 func (d *dashboard) suspendedWhy(r *http.Request, c *dashCtx, dm *linking.Domain) string {
 	why := "The domain is suspended because the organization's plan has no custom domains"
-	if o := d.orgOf(r, c); o != nil {
-		why = "The domain is suspended because the organization's plan, " + planName(o.Plan) + ", has no custom domains"
+	if o := d.readableOrg(r, c); o != nil {
+		why = "The domain is suspended because the organization's plan, " + planTitle(o.Plan) + ", has no custom domains"
 	}
 	after := "as it was"
 	if dm.Verified {
@@ -297,7 +297,7 @@ func (d *dashboard) verifyDashDomain(w http.ResponseWriter, req bunrouter.Reques
 			return err
 		}
 		if status == http.StatusForbidden || status == http.StatusNotFound {
-			return d.failure(w, r, c, err, c.domainPath(dm.ID), "Back to the domain")
+			return d.serviceErrorPage(w, r, c, err, c.domainPath(dm.ID), "Back to the domain")
 		}
 		v := d.domainView(r, c, dm, nil)
 		v.Error = msg
@@ -346,7 +346,7 @@ func (d *dashboard) deleteDashDomain(w http.ResponseWriter, req bunrouter.Reques
 		return d.showConfirmDeleteDomain(w, req.Request, c, dm, http.StatusBadRequest, "Tick the box to confirm that the domain is to be deleted.")
 	}
 	if _, err := d.a.opts.Domains.Delete(req.Context(), c.p, dm.ID); err != nil {
-		return d.failure(w, req.Request, c, err, c.domainPath(dm.ID), "Back to the domain")
+		return d.serviceErrorPage(w, req.Request, c, err, c.domainPath(dm.ID), "Back to the domain")
 	}
 	seeOther(w, c.base+"/domains?done=deleted")
 	return nil
