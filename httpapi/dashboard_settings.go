@@ -93,7 +93,7 @@ func (d *dashboard) showSettings(w http.ResponseWriter, r *http.Request, c *dash
 		return d.serviceError(w, r, c, err)
 	}
 	o := u.Organization
-	v := &web.Settings{Name: o.Name, Slug: o.Slug, Plan: planName(o.Plan), Created: o.CreatedAt.UTC().Format(dashDate),
+	v := &web.Settings{Name: o.Name, Slug: o.Slug, Plan: planTitle(o.Plan), Created: o.CreatedAt.UTC().Format(dashDate),
 		Period: u.PeriodStart.Format(dashDate) + " to " + u.PeriodEnd.Format(dashDate), Retention: retentionText(u.Limits),
 		Usage: usageRows(u)}
 	if d.a.opts.Parameters != nil {
