@@ -165,13 +165,13 @@ func TestBreakdownChart(t *testing.T) {
 	svg := all[0]
 	assert.Equal(t, "country-title country-desc", svg.attrs["aria-labelledby"])
 	assert.Equal(t, 10, svg.count["rect"], "a clicks and an installs bar for each of four values and Other")
-	assert.Subset(t, svg.texts, []string{"Germany", "United States", "United Kingdom…", "Unknown", "Other", "1,520", "210"},
+	assert.Subset(t, svg.texts, []string{"Germany (DE)", "United States (…", "Saint Vincent &…", "Unknown", "Other", "1,520", "210"},
 		"a long value is shortened in the chart")
 	assert.Equal(t, "Clicks and installs by country, 2,974 clicks and 364 installs in all: "+
-		"Germany 1,520 clicks, United States 980 clicks, United Kingdom of Great Britain and Northern Ireland 310 clicks.", svg.desc)
+		"Germany (DE) 1,520 clicks, United States (US) 980 clicks, Saint Vincent & Grenadines (VC) 310 clicks.", svg.desc)
 	assert.Equal(t, [][3]string{
-		{"Germany", "1,520", "210"}, {"United States", "980", "133"},
-		{"United Kingdom of Great Britain and Northern Ireland", "310", "12"},
+		{"Germany (DE)", "1,520", "210"}, {"United States (US)", "980", "133"},
+		{"Saint Vincent &amp; Grenadines (VC)", "310", "12"},
 		{"Unknown", "44", "0"}, {"Other", "120", "9"}, {"Total", "2,974", "364"},
 	}, rows(page), "the table has every value in full, null as Unknown, and the other values")
 	assert.Contains(t, page, `<th scope="row" class="muted">Unknown</th>`)
