@@ -269,7 +269,6 @@ func clip(s string, n int) string {
 	return s
 }
 
-
 // retentionText says how long the plan keeps data and how far back it
 // reads it.
 func retentionText(l org.Limits) string {
