@@ -83,6 +83,13 @@ type dashCtx struct {
 	installs, audit, settings bool
 }
 
+// may reports whether c's member may do act with scope: what the member
+// may not do is not offered.
+func (c *dashCtx) may(scope auth.Scope, act auth.Action) bool {
+	_, err := c.p.Authorize(scope, act)
+	return err == nil
+}
+
 // dashboardPrincipal is the principal of member m, signed in with session
 // who: the user as the creator, the member's current role, and every
 // requestable scope that role may hold (auth.RoleGrants), exactly the

@@ -62,8 +62,7 @@ func (d *dashboard) hasAnalytics(c *dashCtx) bool {
 	if d.a.opts.Analytics == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeAnalyticsRead, auth.ActAnalyticsRead)
-	return err == nil
+	return c.may(auth.ScopeAnalyticsRead, auth.ActAnalyticsRead)
 }
 
 // analyticsPath is the analytics page of link id, or of the organization

@@ -60,15 +60,13 @@ func (d *dashboard) hasApps(c *dashCtx) bool {
 	if d.a.opts.Apps == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeAppsRead, auth.ActAppsRead)
-	return err == nil
+	return c.may(auth.ScopeAppsRead, auth.ActAppsRead)
 }
 
 // canWriteApps reports whether c's member may create, change and delete
 // apps and rename their subdomains (owners and admins).
 func canWriteApps(c *dashCtx) bool {
-	_, err := c.p.Authorize(auth.ScopeAppsWrite, auth.ActAppsWrite)
-	return err == nil
+	return c.may(auth.ScopeAppsWrite, auth.ActAppsWrite)
 }
 
 // appPath is the page of app id.

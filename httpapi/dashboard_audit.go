@@ -59,8 +59,7 @@ func (d *dashboard) hasAudit(c *dashCtx) bool {
 	if d.a.opts.Audit == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeOrgRead, auth.ActAuditRead)
-	return err == nil
+	return c.may(auth.ScopeOrgRead, auth.ActAuditRead)
 }
 
 // auditPage answers GET /audit.

@@ -46,15 +46,13 @@ func (d *dashboard) hasDomains(c *dashCtx) bool {
 	if d.a.opts.Domains == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeDomainsRead, auth.ActDomainsRead)
-	return err == nil
+	return c.may(auth.ScopeDomainsRead, auth.ActDomainsRead)
 }
 
 // canWriteDomains reports whether c's member may add, verify and delete
 // domains (owners and admins).
 func canWriteDomains(c *dashCtx) bool {
-	_, err := c.p.Authorize(auth.ScopeDomainsWrite, auth.ActDomainsWrite)
-	return err == nil
+	return c.may(auth.ScopeDomainsWrite, auth.ActDomainsWrite)
 }
 
 // domainPath is the page of domain id.

@@ -70,15 +70,13 @@ func (d *dashboard) hasInstalls(c *dashCtx) bool {
 	if d.a.opts.Lists == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeAnalyticsRead, auth.ActInstallsRead)
-	return err == nil
+	return c.may(auth.ScopeAnalyticsRead, auth.ActInstallsRead)
 }
 
 // readsAttempts reports whether c's member may read attempts (SPEC.md,
 // installs and attempts, rule 8: not a member).
 func readsAttempts(c *dashCtx) bool {
-	_, err := c.p.Authorize(auth.ScopeAnalyticsRead, auth.ActAttemptsRead)
-	return err == nil
+	return c.may(auth.ScopeAnalyticsRead, auth.ActAttemptsRead)
 }
 
 // recordFilter is a list page's query: the filters, the cursor and the

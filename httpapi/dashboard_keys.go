@@ -42,8 +42,7 @@ func (d *dashboard) hasKeys(c *dashCtx) bool {
 	if d.a.opts.Keys == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeKeysRead, auth.ActKeysRead)
-	return err == nil
+	return c.may(auth.ScopeKeysRead, auth.ActKeysRead)
 }
 
 // keyListPageSize is the key list's page size, as the links list's.

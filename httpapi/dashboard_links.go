@@ -99,7 +99,7 @@ func (d *dashboard) linkList(w http.ResponseWriter, req bunrouter.Request, c *da
 		list.Sort = string(linking.LinkSortNewest)
 	}
 	list.Filtered = list.Search != "" || list.Tag != "" || list.State != "all"
-	if _, err := c.p.Authorize(auth.ScopeLinksWrite, auth.ActLinksCreate); err == nil {
+	if c.may(auth.ScopeLinksWrite, auth.ActLinksCreate) {
 		list.NewPath = c.base + "/links/new"
 	}
 	v := web.DashboardView{Frame: web.Frame{Title: "Links", Notice: linkNotice(q.Get("done"))}, Nav: c.nav("Links"), Links: list}

@@ -52,21 +52,18 @@ func (d *dashboard) hasSettings(c *dashCtx) bool {
 	if d.a.opts.Orgs == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeOrgRead, auth.ActOrgRead)
-	return err == nil
+	return c.may(auth.ScopeOrgRead, auth.ActOrgRead)
 }
 
 // mayChangeParameters and mayChangeSecurity say whether c's member may
 // change the parameter defaults and the security policy: the checks of the
 // services that change them.
 func mayChangeParameters(c *dashCtx) bool {
-	_, err := c.p.Authorize(auth.ScopeLinksWrite, auth.ActOrgWrite)
-	return err == nil
+	return c.may(auth.ScopeLinksWrite, auth.ActOrgWrite)
 }
 
 func mayChangeSecurity(c *dashCtx) bool {
-	_, err := c.p.Authorize(auth.ScopeTeamWrite, auth.ActOrgSecurity)
-	return err == nil
+	return c.may(auth.ScopeTeamWrite, auth.ActOrgSecurity)
 }
 
 // settingsPage answers GET /settings.

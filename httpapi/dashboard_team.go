@@ -59,20 +59,17 @@ func (d *dashboard) hasTeam(c *dashCtx) bool {
 	if d.a.opts.Team == nil {
 		return false
 	}
-	_, err := c.p.Authorize(auth.ScopeTeamRead, auth.ActTeamRead)
-	return err == nil
+	return c.may(auth.ScopeTeamRead, auth.ActTeamRead)
 }
 
 // mayManageTeam reports whether c's member may invite, change roles and
 // remove members (team:write); mayManageOwners whether also owners.
 func mayManageTeam(c *dashCtx) bool {
-	_, err := c.p.Authorize(auth.ScopeTeamWrite, auth.ActTeamWrite)
-	return err == nil
+	return c.may(auth.ScopeTeamWrite, auth.ActTeamWrite)
 }
 
 func mayManageOwners(c *dashCtx) bool {
-	_, err := c.p.Authorize(auth.ScopeTeamWrite, auth.ActOwnersManage)
-	return err == nil
+	return c.may(auth.ScopeTeamWrite, auth.ActOwnersManage)
 }
 
 // Pages of the member list: memberPageSize members a page (the API's
