@@ -48,7 +48,11 @@
 // records), when it holds BatchSize clicks, reaches 4 MiB or the next
 // record does not fit its mapping, or every FlushInterval (the next chunk
 // is started under the spool's mutex, the old one cut and closed after
-// it, and the writer takes chunks only in their order); the writer
+// it, and the writer takes chunks only in their order). The next chunk is
+// made (created, allocated and mapped) ahead by a goroutine under the name
+// next-chunk, which is no chunk's: the rotation renames it, before any
+// record is copied into it, and a next-chunk that a killed process left
+// is deleted at open. The writer
 // (spool_writer.go) then inserts it as one Batch whose identity is the
 // spool's id (random, made once, kept in the directory) and the chunk's
 // number, and deletes the file once the transaction has committed. Chunks

@@ -25,6 +25,10 @@ const (
 	// chunkSuffix ends the name of a chunk: its sequence number in 20
 	// digits, so that names sort in sequence order.
 	chunkSuffix = ".chunk"
+	// aheadFile is the next chunk made ahead of need (makeAhead): never a
+	// chunk until a rotation renames it to one, so that what a process
+	// that died left under this name is no data and is deleted at open.
+	aheadFile = "next-chunk"
 )
 
 // maxChunkBytes rotates a chunk that reaches this size before it holds a
@@ -79,6 +83,13 @@ type spool struct {
 	// that chunks are written in sequence order.
 	retiring map[int64]bool
 
+	// aheadMu guards ahead, the next chunk made ahead of need (nil when
+	// none is ready), and is held while it is made; it is taken after
+	// mu when both are. aheadClosed stops the making.
+	aheadMu     sync.Mutex
+	ahead       *aheadChunk
+	aheadClosed bool
+
 	// size is the bytes of every chunk file, the active one included.
 	size atomic.Int64
 	// rotated tells the writer that a chunk is ready.
@@ -110,6 +121,11 @@ func (s *spool) open() error {
 		return err
 	}
 	s.id = id
+	// A chunk made ahead that an earlier process left was never
+	// renamed to a chunk, so it holds no record.
+	if err := os.Remove(filepath.Join(s.dir, aheadFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("analytics: deleting the click spool's unused next chunk: %w", err)
+	}
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return fmt.Errorf("analytics: reading the click spool: %w", err)
@@ -172,18 +188,84 @@ func chunkSeq(name string) (int64, bool) {
 	return seq, err == nil && seq > 0
 }
 
-// startChunk creates chunk seq and makes it the active one. s.mu is held,
-// or s is not shared yet.
+// startChunk makes chunk seq the active one: the chunk made ahead, renamed
+// (the file's creation and its disk space, 0.6 ms under load, are then
+// off the path of the Record that rotates), or one created here when none
+// is ready. It starts making the next one. s.mu is held, or s is not
+// shared yet.
 func (s *spool) startChunk(seq int64) error {
-	f, err := os.OpenFile(filepath.Join(s.dir, chunkName(seq)), os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("analytics: creating a click spool chunk: %w", err)
+	path := filepath.Join(s.dir, chunkName(seq))
+	f, mapped := s.takeAhead(path)
+	if f == nil {
+		var err error
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("analytics: creating a click spool chunk: %w", err)
+		}
+		if mapChunks {
+			mapped, _ = mapChunk(f, mappedChunkBytes) // nil: write instead
+		}
 	}
-	s.active, s.seq, s.records, s.activeBytes = f, seq, 0, 0
-	if mapChunks {
-		s.mapped, _ = mapChunk(f, mappedChunkBytes) // nil: write instead
-	}
+	s.active, s.seq, s.records, s.activeBytes, s.mapped = f, seq, 0, 0, mapped
+	go s.makeAhead()
 	return nil
+}
+
+// aheadChunk is the next chunk made ahead of need: the open file
+// aheadFile, mapped when mapped is not nil.
+type aheadChunk struct {
+	f      *os.File
+	mapped []byte
+}
+
+// makeAhead makes the next chunk under the name aheadFile, unless one is
+// made or s is closed. A chunk is renamed from it before its first record
+// is copied, so a process that dies leaves under that name no data.
+// Failing, it makes none: the rotation creates the chunk itself.
+func (s *spool) makeAhead() {
+	s.aheadMu.Lock()
+	defer s.aheadMu.Unlock()
+	if s.aheadClosed || s.ahead != nil {
+		return
+	}
+	path := filepath.Join(s.dir, aheadFile)
+	_ = os.Remove(path) // one a failed rename left
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	a := &aheadChunk{f: f}
+	if mapChunks {
+		a.mapped, _ = mapChunk(f, mappedChunkBytes)
+	}
+	s.ahead = a
+}
+
+// takeAhead renames the chunk made ahead to path and returns it, or nil
+// when none is ready (waiting for one being made) or the rename fails.
+// s.mu is held, or s is not shared yet.
+func (s *spool) takeAhead(path string) (*os.File, []byte) {
+	s.aheadMu.Lock()
+	a := s.ahead
+	s.ahead = nil
+	s.aheadMu.Unlock()
+	if a == nil {
+		return nil, nil
+	}
+	if err := os.Rename(filepath.Join(s.dir, aheadFile), path); err != nil {
+		dropAhead(a)
+		return nil, nil
+	}
+	return a.f, a.mapped
+}
+
+// dropAhead unmaps and closes the chunk made ahead a; its file stays for
+// makeAhead or open to delete.
+func dropAhead(a *aheadChunk) {
+	if a.mapped != nil {
+		_ = unmapChunk(a.f, a.mapped, 0)
+	}
+	_ = a.f.Close()
 }
 
 // closeActive closes the active chunk, its file cut to its records when
@@ -410,5 +492,13 @@ func (s *spool) close() {
 	}
 	s.closed = true
 	s.closeActive()
+	s.aheadMu.Lock()
+	s.aheadClosed = true
+	if s.ahead != nil {
+		dropAhead(s.ahead)
+		s.ahead = nil
+		_ = os.Remove(filepath.Join(s.dir, aheadFile))
+	}
+	s.aheadMu.Unlock()
 	_ = s.lock.Close()
 }

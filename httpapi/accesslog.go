@@ -19,17 +19,19 @@ import (
 // a new one, which the REST API then keeps (and echoes) and which a
 // link-domain response echoes too, so that a visitor's report can be found
 // in the log. When log does not log at info level, next is returned as it
-// is, at no cost per request.
+// is, at no cost per request. When log's handler is an AccessLogger, the
+// line is handed to it as it is (AccessLine) rather than as a record.
 func AccessLog(next http.Handler, log *slog.Logger) http.Handler {
 	if log == nil || !log.Enabled(context.Background(), slog.LevelInfo) {
 		return next
 	}
+	lines, _ := log.Handler().(AccessLogger)
 	if w, ok := next.(*watched); ok && w.log == nil {
 		both := *w
-		both.log = log
+		both.log, both.lines = log, lines
 		return &both
 	}
-	return &watched{next: next, log: log}
+	return &watched{next: next, log: log, lines: lines}
 }
 
 // requestID returns the request's X-Request-Id, giving it a new one (in r
@@ -50,8 +52,13 @@ func requestID(w http.ResponseWriter, r *http.Request) string {
 }
 
 // logAccess logs the access line of r, answered with status and n bytes
-// in took.
-func logAccess(log *slog.Logger, r *http.Request, status int, n int64, took time.Duration, id string) {
+// in took, at now: through lines when it is set, else as a record of log.
+func logAccess(log *slog.Logger, lines AccessLogger, r *http.Request, now time.Time, status int, n int64, took time.Duration, id string) {
+	if lines != nil {
+		lines.LogAccess(r.Context(), AccessLine{Time: now, Method: r.Method, Host: r.Host, Path: logPath(r.URL.Path),
+			Status: status, Bytes: n, Duration: took, RequestID: id})
+		return
+	}
 	log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 		slog.String("method", r.Method),
 		slog.String("host", r.Host),

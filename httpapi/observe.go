@@ -56,6 +56,9 @@ type watched struct {
 	next    http.Handler
 	observe RequestObserver
 	log     *slog.Logger
+	// lines, when set, is log's handler, which takes the access line as
+	// it is (AccessLogger).
+	lines AccessLogger
 }
 
 var watchWriters = sync.Pool{New: func() any { return new(watchWriter) }}
@@ -75,7 +78,8 @@ func (h *watched) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // done reports the request w answered, which started at start, and puts w
 // back in the pool.
 func (h *watched) done(w *watchWriter, r *http.Request, start time.Time, id string) {
-	took := time.Since(start)
+	now := time.Now()
+	took := now.Sub(start)
 	status := w.status
 	if status == 0 {
 		// Nothing written: net/http answers 200, or the handler panicked
@@ -86,7 +90,7 @@ func (h *watched) done(w *watchWriter, r *http.Request, start time.Time, id stri
 		h.observe(w.route, status, took)
 	}
 	if h.log != nil {
-		logAccess(h.log, r, status, w.bytes, took, id)
+		logAccess(h.log, h.lines, r, now, status, w.bytes, took, id)
 	}
 	*w = watchWriter{}
 	watchWriters.Put(w)

@@ -253,11 +253,16 @@ func NewLogger(lc fx.Lifecycle, cfg Config) *slog.Logger {
 	out := newLogWriter(os.Stderr)
 	lc.Append(fx.StopHook(out.Stop))
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
-	var h slog.Handler = slog.NewTextHandler(out, opts)
 	if cfg.LogFormat == "json" {
-		h = slog.NewJSONHandler(out, opts)
+		return slog.New(flushingHandler{slog.NewJSONHandler(out, opts), out})
 	}
-	return slog.New(flushingHandler{h, out})
+	return newTextLogger(out, opts)
+}
+
+// newTextLogger returns the text logger of NewLogger, writing to out. The
+// access log's lines skip slog's generic path (textHandler).
+func newTextLogger(out *logWriter, opts *slog.HandlerOptions) *slog.Logger {
+	return slog.New(textHandler{flushingHandler{slog.NewTextHandler(out, opts), out}})
 }
 
 // OpenStore opens the database of cfg, migrates it when opts ask, and closes
