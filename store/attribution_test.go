@@ -67,7 +67,7 @@ func lowerIPMark(t testing.TB, s *store.Store, orgID uuid.UUID, at time.Time) {
 	}
 	_, err := s.DB().NewInsert().Model(&map[string]any{"org_id": orgID, "cleared_until": at.UnixMicro()}).
 		TableExpr("click_ip_marks AS m").On("CONFLICT (org_id) DO UPDATE").
-		Set("cleared_until = "+least+"(m.cleared_until, EXCLUDED.cleared_until)").Exec(t.Context())
+		Set("cleared_until = " + least + "(m.cleared_until, EXCLUDED.cleared_until)").Exec(t.Context())
 	require.NoError(t, err)
 }
 

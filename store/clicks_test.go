@@ -509,7 +509,7 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 			DeviceModel: `Pixel 9 "Pro"`, Browser: "Chrome", InAppBrowser: "Instagram",
 			IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
 			AcceptLanguage: "fr-CH, fr;q=0.9",
-			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
+			UTMSource:      "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
 			TapID: &tap, Country: "CH", RefererHost: "news.example",
 		}, got)
 		stored := storedRows(t, s, o.ID)
