@@ -507,9 +507,8 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 			ID: cl.ID, OrgID: o.ID, LinkID: l.ID, AppID: &app.ID, Domain: l.Domain,
 			OccurredAt: at.UTC(), Source: "app_open", Platform: "android", OS: "Android", OSVersion: "15",
 			DeviceModel: `Pixel 9 "Pro"`, Browser: "Chrome", InAppBrowser: "Instagram",
-			IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
-			AcceptLanguage: "fr-CH, fr;q=0.9",
-			UTMSource:      "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
+			IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`, AcceptLanguage: "fr-CH, fr;q=0.9",
+			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
 			TapID: &tap, Country: "CH", RefererHost: "news.example",
 		}, got)
 		stored := storedRows(t, s, o.ID)
