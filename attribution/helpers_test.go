@@ -135,6 +135,16 @@ func (f *fixture) click(spec clickSpec) analytics.Click {
 	}
 	_, err := f.s.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(f.t.Context())
 	require.NoError(f.t, err)
+	// And its organization's IP mark lowered to it, as the store does, so
+	// that the purge clears its IP key.
+	least := "min"
+	if f.s.Dialect() == "pg" {
+		least = "LEAST"
+	}
+	_, err = f.s.DB().NewInsert().Model(&map[string]any{"org_id": c.OrgID, "cleared_until": c.OccurredAt.UnixMicro()}).
+		TableExpr("click_ip_marks AS m").On("CONFLICT (org_id) DO UPDATE").
+		Set("cleared_until = " + least + "(m.cleared_until, EXCLUDED.cleared_until)").Exec(f.t.Context())
+	require.NoError(f.t, err)
 	return c
 }
 
