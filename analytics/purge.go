@@ -87,10 +87,10 @@ type PurgeStore interface {
 	// readers skip those clicks meanwhile), and returns how many links it
 	// finished.
 	CompactDeletedLinks(ctx context.Context, limit int) (int, error)
-	// ClearClickIPsBefore empties the IP address and IP key of clicks of
-	// every organization that occurred before before and still have one,
-	// keeping their country, and setting their network class
-	// (NetworkClass of the IP) when the click has none yet.
+	// ClearClickIPsBefore empties the IP key of the rows of clicks that
+	// attribution reads, of every organization, that occurred before
+	// before and still have one (the rows keep no IP address; the
+	// segments' IPs are ClearSegmentIPsBefore's).
 	ClearClickIPsBefore(ctx context.Context, before time.Time, limit int) (int, error)
 	// ClearInstallIPsBefore empties the IP address of installs of every
 	// organization made before before that still have one.

@@ -71,11 +71,11 @@ func (h *attrHarness) click(t testing.TB, l linkBody) uuid.UUID {
 	c.OrgID = orgID
 	c.Normalize()
 	row := map[string]any{
-		"id": c.ID, "org_id": c.OrgID, "link_id": c.LinkID, "app_id": c.AppID, "domain": c.Domain, "slug": c.Slug,
+		"id": c.ID, "org_id": c.OrgID, "link_id": c.LinkID, "app_id": c.AppID, "domain": c.Domain,
 		"occurred_at": c.OccurredAt, "source": string(c.Source), "platform": c.Platform, "os": c.OS,
 		"os_version": c.OSVersion, "device_model": c.DeviceModel, "browser": c.Browser, "in_app_browser": "",
-		"ip": c.IP, "ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": "",
-		"referer": "", "utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "",
+		"ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": "",
+		"utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "",
 	}
 	_, err := h.store.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(context.Background())
 	require.NoError(t, err)

@@ -65,11 +65,11 @@ func (h *recHarness) clickOn(t testing.TB, l *linking.Link) uuid.UUID {
 		OSVersion: d.OSVersion, DeviceModel: d.Model, IP: "198.51.100.20", UserAgent: uaAndroid}
 	c.Normalize()
 	row := map[string]any{
-		"id": c.ID, "org_id": c.OrgID, "link_id": c.LinkID, "app_id": c.AppID, "domain": c.Domain, "slug": c.Slug,
+		"id": c.ID, "org_id": c.OrgID, "link_id": c.LinkID, "app_id": c.AppID, "domain": c.Domain,
 		"occurred_at": c.OccurredAt, "source": string(c.Source), "platform": c.Platform, "os": c.OS,
 		"os_version": c.OSVersion, "device_model": c.DeviceModel, "browser": c.Browser, "in_app_browser": "",
-		"ip": c.IP, "ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": "",
-		"referer": "", "utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "",
+		"ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": "",
+		"utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "",
 	}
 	_, err := h.store.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(context.Background())
 	require.NoError(t, err)

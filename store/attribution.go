@@ -152,7 +152,7 @@ func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuer
 	if err != nil || len(out) == 0 {
 		return nil, err
 	}
-	if err := s.linkWindows(ctx, q.OrgID, out); err != nil {
+	if out, err = s.linkWindows(ctx, q.OrgID, out); err != nil {
 		return nil, s.err("candidate clicks", err)
 	}
 	return out, nil
@@ -209,8 +209,10 @@ func scanOrgClicks(rows *sql.Rows, orgID uuid.UUID) ([]attribution.Click, error)
 }
 
 // linkWindows sets the clicks' MatchWindowHours from their links, which
-// belong to orgID.
-func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attribution.Click) error {
+// belong to orgID, and returns them without the clicks of links that are
+// gone: a deleted link's rows stay until its compaction removes them
+// (link_delete.go), and no install may be attributed to it.
+func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attribution.Click) ([]attribution.Click, error) {
 	var linkIDs []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for i := range clicks {
@@ -222,30 +224,36 @@ func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attri
 	rows, err := s.db.NewSelect().Table("links").Column("id", "match_window_hours").
 		Where("org_id = ? AND id IN (?)", orgID, bun.List(linkIDs)).Rows(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rows.Close()
 	byLink := make(map[uuid.UUID]*int, len(linkIDs))
+	found := make(map[uuid.UUID]bool, len(linkIDs))
 	for rows.Next() {
 		var (
 			id    uuid.UUID
 			hours sql.NullInt64
 		)
 		if err := rows.Scan(&id, &hours); err != nil {
-			return err
+			return nil, err
 		}
+		found[id] = true
 		if hours.Valid {
 			h := int(hours.Int64)
 			byLink[id] = &h
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
+	out := clicks[:0]
 	for i := range clicks {
-		clicks[i].MatchWindowHours = byLink[clicks[i].LinkID]
+		if found[clicks[i].LinkID] {
+			clicks[i].MatchWindowHours = byLink[clicks[i].LinkID]
+			out = append(out, clicks[i])
+		}
 	}
-	return nil
+	return out, nil
 }
 
 // KeyClicks implements attribution.Store.

@@ -44,15 +44,31 @@ func insertRawClick(t testing.TB, s *store.Store, l *linking.Link, at time.Time)
 	t.Helper()
 	id := uuid.Must(uuid.NewV7())
 	row := map[string]any{
-		"id": id, "org_id": l.OrgID, "link_id": l.ID, "app_id": l.AppID, "domain": l.Domain, "slug": l.Slug,
+		"id": id, "org_id": l.OrgID, "link_id": l.ID, "app_id": l.AppID, "domain": l.Domain,
 		"occurred_at": at.UTC(), "source": "redirect", "platform": "ios", "os": "iOS", "os_version": "17.5",
-		"device_model": "iPhone", "browser": "Safari", "in_app_browser": "", "ip": "203.0.113.7", "ip_key": "203.0.113.7",
-		"user_agent": "ua", "accept_language": "en-US", "referer": "", "utm_source": "", "utm_medium": "",
+		"device_model": "iPhone", "browser": "Safari", "in_app_browser": "", "ip_key": "203.0.113.7",
+		"user_agent": "ua", "accept_language": "en-US", "utm_source": "", "utm_medium": "",
 		"utm_campaign": "", "utm_term": "", "utm_content": "",
 	}
 	_, err := s.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(t.Context())
 	require.NoError(t, err)
+	lowerIPMark(t, s, l.OrgID, at)
 	return id
+}
+
+// lowerIPMark moves orgID's IP mark (click_ip_marks) down to at, as
+// InsertClicks does for the rows it writes, for a test that writes or
+// changes rows of clicks directly.
+func lowerIPMark(t testing.TB, s *store.Store, orgID uuid.UUID, at time.Time) {
+	t.Helper()
+	least := "min"
+	if s.Dialect() == "pg" {
+		least = "LEAST"
+	}
+	_, err := s.DB().NewInsert().Model(&map[string]any{"org_id": orgID, "cleared_until": at.UnixMicro()}).
+		TableExpr("click_ip_marks AS m").On("CONFLICT (org_id) DO UPDATE").
+		Set("cleared_until = " + least + "(m.cleared_until, EXCLUDED.cleared_until)").Exec(t.Context())
+	require.NoError(t, err)
 }
 
 func installFor(w *attrWorld, l *linking.Link, click uuid.UUID, at time.Time) (attribution.InstallRecord, attribution.Attempt) {

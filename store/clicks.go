@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/org"
@@ -18,8 +20,11 @@ var (
 	_ analytics.UsageStore = (*Store)(nil)
 )
 
-// clickRow is a row of clicks. Unknown text fields are empty strings, not
-// NULL.
+// clickRow is a row of clicks: a click attribution reads (isCandidate),
+// with the values its readers need (migration 20261202000001): the
+// matcher's, the claim's and the install rollups' (onInstallAttributed).
+// Unknown text fields are empty strings, not NULL. Every other field of the
+// click is in its segment.
 type clickRow struct {
 	bun.BaseModel `bun:"table:clicks,alias:c"`
 
@@ -28,7 +33,6 @@ type clickRow struct {
 	LinkID           uuid.UUID  `bun:"link_id"`
 	AppID            *uuid.UUID `bun:"app_id"`
 	Domain           string     `bun:"domain"`
-	Slug             string     `bun:"slug"`
 	OccurredAt       time.Time  `bun:"occurred_at"`
 	Source           string     `bun:"source"`
 	Platform         string     `bun:"platform"`
@@ -37,15 +41,10 @@ type clickRow struct {
 	DeviceModel      string     `bun:"device_model"`
 	Browser          string     `bun:"browser"`
 	InAppBrowser     string     `bun:"in_app_browser"`
-	IP               string     `bun:"ip"`
 	IPKey            string     `bun:"ip_key"`
-	IPClass          string     `bun:"ip_class"`
 	Country          string     `bun:"country"`
-	Region           string     `bun:"region"`
-	City             string     `bun:"city"`
 	UserAgent        string     `bun:"user_agent"`
 	AcceptLanguage   string     `bun:"accept_language"`
-	Referer          string     `bun:"referer"`
 	RefererHost      string     `bun:"referer_host"`
 	UTMSource        string     `bun:"utm_source"`
 	UTMMedium        string     `bun:"utm_medium"`
@@ -82,18 +81,15 @@ type unstoredKey struct {
 	slot  time.Time
 }
 
-func fromClick(c analytics.Click) clickRow {
-	c.Normalize()
-	if c.ID == uuid.Nil {
-		c.ID = uuid.Must(uuid.NewV7())
-	}
+// fromClick is the row of c, a normalized click with its id.
+func fromClick(c *analytics.Click) clickRow {
 	return clickRow{
-		ID: c.ID, OrgID: c.OrgID, LinkID: c.LinkID, AppID: c.AppID, Domain: c.Domain, Slug: c.Slug,
+		ID: c.ID, OrgID: c.OrgID, LinkID: c.LinkID, AppID: c.AppID, Domain: c.Domain,
 		OccurredAt: c.OccurredAt, Source: string(c.Source), Platform: c.Platform, OS: c.OS,
 		OSVersion: c.OSVersion, DeviceModel: c.DeviceModel, Browser: c.Browser, InAppBrowser: c.InAppBrowser,
-		IP: c.IP, IPKey: c.IPKey, IPClass: c.IPClass, Country: c.Country, Region: c.Region, City: c.City, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage, Referer: c.Referer,
-		RefererHost: c.RefererHost, UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign, UTMTerm: c.UTMTerm,
-		UTMContent: c.UTMContent, TapID: c.TapID,
+		IPKey: c.IPKey, Country: c.Country, UserAgent: c.UserAgent, AcceptLanguage: c.AcceptLanguage,
+		RefererHost: c.RefererHost, UTMSource: c.UTMSource, UTMMedium: c.UTMMedium, UTMCampaign: c.UTMCampaign,
+		UTMTerm: c.UTMTerm, UTMContent: c.UTMContent, TapID: c.TapID,
 	}
 }
 
@@ -111,18 +107,20 @@ type periodKey struct {
 // attribution reads (isCandidate) as rows of clicks first, in one
 // statement with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index
 // skips a repeated tap; on SQLite the rows go through clicks_sqlite.go),
-// then every stored click, those rows that were inserted and all the
+// lowering their organizations' IP marks to the oldest inserted row that
+// carries an IP key (lowerIPMarks), then every stored click, those rows that were inserted and all the
 // others, per organization as segments (click_segments.go), so that a
 // repeated tap is in no segment twice. It bumps click_counts by the clicks
 // stored plus the CountOnly clicks (each counting Click.Clicks()), per
 // organization and billing month, and click_unstored by the CountOnly
 // clicks, per organization and quarter hour (analytics.SlotOf), for the
 // analytics' unstored_clicks, and hands the stored clicks to
-// onClicksStored. A link deleted between the read and the insert of a
-// candidate row fails the transaction with a foreign-key error; the
-// recorder's retry then drops that click. A click of a link deleted
-// meanwhile that is only in a segment is skipped by readers and removed by
-// the link's compaction (link_delete.go).
+// onClicksStored. The rows of clicks have no foreign key to links: a link
+// deleted once the batch has read it (on PostgreSQL its delete waits for
+// the batch, which holds it FOR KEY SHARE; on SQLite transactions are
+// serial) has its rows and its clicks in segments removed by its
+// compaction, which follows the delete (link_delete.go); readers skip its
+// clicks meanwhile.
 func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int, error) {
 	if len(clicks) == 0 {
 		return 0, nil
@@ -208,7 +206,7 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 				}
 			}
 		}
-		candidates := make([]clickRow, 0, nCandidates)
+		candidates := make([]analytics.Click, 0, nCandidates)
 		others := make([]analytics.Click, 0, nStored)
 		seen := make(map[uuid.UUID]bool, len(clicks))
 		for i := range clicks {
@@ -225,14 +223,14 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 			if owner, ok := owners[c.LinkID]; !ok || owner != c.OrgID {
 				continue
 			}
-			if isCandidate(c) {
-				candidates = append(candidates, fromClick(*c))
-				continue
-			}
 			n := *c
 			n.Normalize()
 			if n.ID == uuid.Nil {
 				n.ID = uuid.Must(uuid.NewV7())
+			}
+			if isCandidate(&n) {
+				candidates = append(candidates, n)
+				continue
 			}
 			if seen[n.ID] {
 				continue // one click twice in a batch is stored once
@@ -252,8 +250,12 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 					return err
 				}
 			} else {
+				rows := make([]clickRow, len(candidates))
+				for i := range candidates {
+					rows[i] = fromClick(&candidates[i])
+				}
 				var ids []uuid.UUID
-				if err := tx.NewInsert().Model(&candidates).On("CONFLICT DO NOTHING").Returning("id").
+				if err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Returning("id").
 					Scan(ctx, &ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
 					return err
 				}
@@ -261,8 +263,11 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 			}
 			for i := range candidates {
 				if done[i] {
-					stored = append(stored, candidates[i].click())
+					stored = append(stored, candidates[i])
 				}
+			}
+			if err := s.lowerIPMarks(ctx, tx, candidates, done); err != nil {
+				return err
 			}
 		}
 		inserted = len(stored)
@@ -315,7 +320,7 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 // for. A batch may hold one id twice (an SDK tap retried: the tap id is the
 // click id), and only one of those rows can have been inserted, so each
 // returned id marks the first row with it.
-func insertedRows(rows []clickRow, ids []uuid.UUID) []bool {
+func insertedRows(rows []analytics.Click, ids []uuid.UUID) []bool {
 	in := make(map[uuid.UUID]bool, len(ids))
 	for _, id := range ids {
 		in[id] = true
@@ -357,19 +362,6 @@ func (s *Store) ClickUsage(ctx context.Context, orgID uuid.UUID, at time.Time) (
 	return u, err
 }
 
-// click is the analytics.Click that r stores.
-func (r *clickRow) click() analytics.Click {
-	return analytics.Click{
-		ID: r.ID, OrgID: r.OrgID, LinkID: r.LinkID, AppID: r.AppID, Domain: r.Domain, Slug: r.Slug,
-		OccurredAt: r.OccurredAt, Source: analytics.Source(r.Source), Platform: r.Platform, OS: r.OS,
-		OSVersion: r.OSVersion, DeviceModel: r.DeviceModel, Browser: r.Browser, InAppBrowser: r.InAppBrowser,
-		IP: r.IP, IPKey: r.IPKey, IPClass: r.IPClass, Country: r.Country, Region: r.Region, City: r.City,
-		UserAgent: r.UserAgent, AcceptLanguage: r.AcceptLanguage, Referer: r.Referer, RefererHost: r.RefererHost,
-		UTMSource: r.UTMSource, UTMMedium: r.UTMMedium, UTMCampaign: r.UTMCampaign, UTMTerm: r.UTMTerm,
-		UTMContent: r.UTMContent, TapID: r.TapID,
-	}
-}
-
 // writeSegments writes stored, normalized clicks of any organizations, as
 // segments in tx: per organization, in (occurred_at, id) order
 // (buildSegments). It changes stored: each click gets its segment form
@@ -407,6 +399,61 @@ func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics
 	}
 	for _, id := range orgs {
 		if err := write(id, byOrg[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ipMarkRow is a row of click_ip_marks: no row of clicks of the
+// organization that occurred before ClearedUntil (Unix microseconds)
+// carries an IP key. The purge clears the IP keys of the rows from the
+// mark on, through the (org_id, occurred_at) index, and moves the mark up
+// (ClearClickIPsBefore); a row written later that is older than the mark
+// moves it down (lowerIPMarks).
+type ipMarkRow struct {
+	bun.BaseModel `bun:"table:click_ip_marks,alias:m"`
+
+	OrgID        uuid.UUID `bun:"org_id,pk"`
+	ClearedUntil int64     `bun:"cleared_until"`
+}
+
+// lowerIPMarks sets, in tx, the IP mark of each organization of the
+// inserted rows (done[i] for candidates[i]) that carry an IP key to the
+// time of the oldest of them when the mark is later, creating the mark of
+// an organization that has none. One statement per organization, in the
+// order of their ids. On PostgreSQL the statement always locks the mark's
+// row (ON CONFLICT DO UPDATE), until the batch commits: a purge, which
+// locks the mark before it reads the rows (ClearClickIPsBefore), either
+// reads them after the batch commits or has moved the mark before this
+// statement lowers it again.
+func (s *Store) lowerIPMarks(ctx context.Context, tx bun.Tx, candidates []analytics.Click, done []bool) error {
+	oldest := map[uuid.UUID]int64{}
+	for i := range candidates {
+		c := &candidates[i]
+		if !done[i] || c.IPKey == "" {
+			continue
+		}
+		at := c.OccurredAt.UnixMicro()
+		if t, ok := oldest[c.OrgID]; !ok || at < t {
+			oldest[c.OrgID] = at
+		}
+	}
+	if len(oldest) == 0 {
+		return nil
+	}
+	rows := make([]ipMarkRow, 0, len(oldest))
+	for id, at := range oldest {
+		rows = append(rows, ipMarkRow{OrgID: id, ClearedUntil: at})
+	}
+	slices.SortFunc(rows, func(a, b ipMarkRow) int { return slices.Compare(a.OrgID[:], b.OrgID[:]) })
+	least := "min"
+	if s.db.Dialect().Name() == dialect.PG {
+		least = "LEAST"
+	}
+	for i := range rows {
+		if _, err := tx.NewInsert().Model(&rows[i]).On("CONFLICT (org_id) DO UPDATE").
+			Set("cleared_until = " + least + "(m.cleared_until, EXCLUDED.cleared_until)").Exec(ctx); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+
+	"github.com/hoplink/hoplink/analytics"
 )
 
 // On SQLite a batch of clicks is written row by row through one prepared
@@ -23,13 +25,14 @@ import (
 // text form, times as UTC "2006-01-02 15:04:05.999999-07:00" text), so rows
 // read back through bun are the same.
 
-// clickInsertColumns lists the columns in the order clickArgs binds them.
+// clickInsertColumns lists the columns of clickRow in the order clickArgs
+// binds them.
 // claimed_by_install is left to its default, NULL.
 var clickInsertColumns = [...]string{
-	"id", "org_id", "link_id", "app_id", "domain", "slug", "occurred_at", "source", "platform",
-	"os", "os_version", "device_model", "browser", "in_app_browser", "ip", "ip_key", "user_agent",
-	"accept_language", "referer", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "tap_id",
-	"country", "region", "city", "referer_host", "ip_class",
+	"id", "org_id", "link_id", "app_id", "domain", "occurred_at", "source", "platform",
+	"os", "os_version", "device_model", "browser", "in_app_browser", "ip_key", "user_agent",
+	"accept_language", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "tap_id",
+	"country", "referer_host",
 }
 
 // clickInsertSQL inserts one click and skips it when its id or its
@@ -56,11 +59,12 @@ const sqliteTimeFormat = "2006-01-02 15:04:05.999999-07:00"
 // context.
 const clickCheckEvery = 64
 
-// insertClickRowsSQLite inserts rows on conn, which must be the connection
-// of the transaction the caller has open, and reports which rows it
-// inserted (inserted[i] for rows[i]); a row whose id or (org_id, tap_id)
-// exists already is skipped.
-func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []clickRow) (inserted []bool, err error) {
+// insertClickRowsSQLite inserts the rows of clicks (normalized, with their
+// ids) on conn, which must be the connection of the transaction the caller
+// has open, and reports which rows it inserted (inserted[i] for
+// clicks[i]); a row whose id or (org_id, tap_id) exists already is
+// skipped.
+func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.Click) (inserted []bool, err error) {
 	inserted = make([]bool, len(rows))
 	err = conn.Raw(func(dc any) error {
 		prep, ok := dc.(driver.ConnPrepareContext)
@@ -83,7 +87,7 @@ func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []clickRow) 
 		for i := range args {
 			args[i].Ordinal = i + 1
 		}
-		var prev *clickRow
+		var prev *analytics.Click
 		for i := range rows {
 			if i%clickCheckEvery == 0 {
 				if err := ctx.Err(); err != nil {
@@ -107,11 +111,12 @@ func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []clickRow) 
 	return inserted, err
 }
 
-// clickArgs sets args to r's values in the order of clickInsertColumns.
-// prev is the row args hold, or nil: a value equal to prev's is left as it
-// is, so that the clicks of one link, one organization or one browser in a
-// batch do not convert and box the same value again for every row.
-func clickArgs(args *[len(clickInsertColumns)]driver.NamedValue, r, prev *clickRow) {
+// clickArgs sets args to the values of r's row in the order of
+// clickInsertColumns (fromClick). prev is the click args hold, or nil: a
+// value equal to prev's is left as it is, so that the clicks of one link,
+// one organization or one browser in a batch do not convert and box the
+// same value again for every row.
+func clickArgs(args *[len(clickInsertColumns)]driver.NamedValue, r, prev *analytics.Click) {
 	first := prev == nil
 	if first {
 		prev = r
@@ -136,31 +141,25 @@ func clickArgs(args *[len(clickInsertColumns)]driver.NamedValue, r, prev *clickR
 	id(2, r.LinkID, prev.LinkID)
 	nullID(3, r.AppID, prev.AppID)
 	text(4, r.Domain, prev.Domain)
-	text(5, r.Slug, prev.Slug)
-	args[6].Value = r.OccurredAt.UTC().Format(sqliteTimeFormat)
-	text(7, r.Source, prev.Source)
-	text(8, r.Platform, prev.Platform)
-	text(9, r.OS, prev.OS)
-	text(10, r.OSVersion, prev.OSVersion)
-	text(11, r.DeviceModel, prev.DeviceModel)
-	text(12, r.Browser, prev.Browser)
-	text(13, r.InAppBrowser, prev.InAppBrowser)
-	text(14, r.IP, prev.IP)
-	text(15, r.IPKey, prev.IPKey)
-	text(16, r.UserAgent, prev.UserAgent)
-	text(17, r.AcceptLanguage, prev.AcceptLanguage)
-	text(18, r.Referer, prev.Referer)
-	text(19, r.UTMSource, prev.UTMSource)
-	text(20, r.UTMMedium, prev.UTMMedium)
-	text(21, r.UTMCampaign, prev.UTMCampaign)
-	text(22, r.UTMTerm, prev.UTMTerm)
-	text(23, r.UTMContent, prev.UTMContent)
-	nullID(24, r.TapID, prev.TapID)
-	text(25, r.Country, prev.Country)
-	text(26, r.Region, prev.Region)
-	text(27, r.City, prev.City)
-	text(28, r.RefererHost, prev.RefererHost)
-	text(29, r.IPClass, prev.IPClass)
+	args[5].Value = r.OccurredAt.UTC().Format(sqliteTimeFormat)
+	text(6, string(r.Source), string(prev.Source))
+	text(7, r.Platform, prev.Platform)
+	text(8, r.OS, prev.OS)
+	text(9, r.OSVersion, prev.OSVersion)
+	text(10, r.DeviceModel, prev.DeviceModel)
+	text(11, r.Browser, prev.Browser)
+	text(12, r.InAppBrowser, prev.InAppBrowser)
+	text(13, r.IPKey, prev.IPKey)
+	text(14, r.UserAgent, prev.UserAgent)
+	text(15, r.AcceptLanguage, prev.AcceptLanguage)
+	text(16, r.UTMSource, prev.UTMSource)
+	text(17, r.UTMMedium, prev.UTMMedium)
+	text(18, r.UTMCampaign, prev.UTMCampaign)
+	text(19, r.UTMTerm, prev.UTMTerm)
+	text(20, r.UTMContent, prev.UTMContent)
+	nullID(21, r.TapID, prev.TapID)
+	text(22, r.Country, prev.Country)
+	text(23, r.RefererHost, prev.RefererHost)
 }
 
 // sameUUID reports whether a and b are both nil or hold the same id.

@@ -30,6 +30,8 @@ func newClick(l *linking.Link, at time.Time) analytics.Click {
 	}
 }
 
+// clickRow is a stored click: the columns of a row of clicks, and the
+// address and location that only its segment keeps (storedRows).
 type clickRow struct {
 	ID             uuid.UUID  `bun:"id"`
 	OrgID          uuid.UUID  `bun:"org_id"`
@@ -52,7 +54,7 @@ func clickRows(t *testing.T, s *store.Store, where string, args ...any) []clickR
 	t.Helper()
 	var rows []clickRow
 	require.NoError(t, s.DB().NewSelect().Table("clicks").Column("id", "org_id", "link_id", "app_id", "occurred_at",
-		"source", "ip", "ip_key", "country", "region", "city", "user_agent", "accept_language", "utm_content", "tap_id").
+		"source", "ip_key", "country", "user_agent", "accept_language", "utm_content", "tap_id").
 		Where(where, args...).OrderExpr("occurred_at, id").Scan(t.Context(), &rows))
 	return rows
 }
@@ -442,14 +444,13 @@ func BenchmarkInsertClicks500(b *testing.B) {
 	b.Run("postgres", func(b *testing.B) { run(b, storetest.Postgres(b)) })
 }
 
-// fullClickRow is every column of clicks.
+// fullClickRow is every column of clicks (migration 20261202000001).
 type fullClickRow struct {
 	ID               uuid.UUID  `bun:"id"`
 	OrgID            uuid.UUID  `bun:"org_id"`
 	LinkID           uuid.UUID  `bun:"link_id"`
 	AppID            *uuid.UUID `bun:"app_id"`
 	Domain           string     `bun:"domain"`
-	Slug             string     `bun:"slug"`
 	OccurredAt       time.Time  `bun:"occurred_at"`
 	Source           string     `bun:"source"`
 	Platform         string     `bun:"platform"`
@@ -458,12 +459,9 @@ type fullClickRow struct {
 	DeviceModel      string     `bun:"device_model"`
 	Browser          string     `bun:"browser"`
 	InAppBrowser     string     `bun:"in_app_browser"`
-	IP               string     `bun:"ip"`
 	IPKey            string     `bun:"ip_key"`
-	IPClass          string     `bun:"ip_class"`
 	UserAgent        string     `bun:"user_agent"`
 	AcceptLanguage   string     `bun:"accept_language"`
-	Referer          string     `bun:"referer"`
 	UTMSource        string     `bun:"utm_source"`
 	UTMMedium        string     `bun:"utm_medium"`
 	UTMCampaign      string     `bun:"utm_campaign"`
@@ -472,8 +470,6 @@ type fullClickRow struct {
 	TapID            *uuid.UUID `bun:"tap_id"`
 	ClaimedByInstall *uuid.UUID `bun:"claimed_by_install"`
 	Country          string     `bun:"country"`
-	Region           string     `bun:"region"`
-	City             string     `bun:"city"`
 	RefererHost      string     `bun:"referer_host"`
 }
 
@@ -508,14 +504,17 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 		require.NoError(t, s.DB().NewSelect().Table("clicks").Where("id = ?", cl.ID).Scan(ctx, &got))
 		got.OccurredAt = got.OccurredAt.UTC()
 		assert.Equal(t, fullClickRow{
-			ID: cl.ID, OrgID: o.ID, LinkID: l.ID, AppID: &app.ID, Domain: l.Domain, Slug: l.Slug,
+			ID: cl.ID, OrgID: o.ID, LinkID: l.ID, AppID: &app.ID, Domain: l.Domain,
 			OccurredAt: at.UTC(), Source: "app_open", Platform: "android", OS: "Android", OSVersion: "15",
 			DeviceModel: `Pixel 9 "Pro"`, Browser: "Chrome", InAppBrowser: "Instagram",
-			IP: "2001:db8:1:2::7", IPKey: "2001:db8:1:2::/64", IPClass: "ipv6", UserAgent: `O'Brien'); DROP TABLE clicks; --`,
-			AcceptLanguage: "fr-CH, fr;q=0.9", Referer: `https://news.example/a?b='c'&d=\x`,
+			IPKey: "2001:db8:1:2::/64", UserAgent: `O'Brien'); DROP TABLE clicks; --`, AcceptLanguage: "fr-CH, fr;q=0.9",
 			UTMSource: "ünïcødé ✓", UTMMedium: "50%_off", UTMCampaign: "''", UTMTerm: "ab", UTMContent: "\\'",
-			TapID: &tap, Country: "CH", Region: "ZH", City: "Zürich 'Kreis' 1", RefererHost: "news.example",
+			TapID: &tap, Country: "CH", RefererHost: "news.example",
 		}, got)
+		stored := storedRows(t, s, o.ID)
+		require.Len(t, stored, 1)
+		assert.Equal(t, []string{"2001:db8:1:2::7", "ZH", "Zürich 'Kreis' 1"}, []string{stored[0].IP, stored[0].Region, stored[0].City},
+			"the address and the location are in the segment")
 		assert.True(t, tableExists(t, s, "clicks"))
 
 		// Times written by the click insert compare with times bun writes.
@@ -577,12 +576,12 @@ func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
 			w := want
 			w.Normalize()
 			assert.Equal(t, fullClickRow{
-				ID: w.ID, OrgID: w.OrgID, LinkID: w.LinkID, AppID: w.AppID, Domain: w.Domain, Slug: w.Slug,
+				ID: w.ID, OrgID: w.OrgID, LinkID: w.LinkID, AppID: w.AppID, Domain: w.Domain,
 				OccurredAt: w.OccurredAt.UTC(), Source: string(w.Source), Platform: w.Platform, OS: w.OS,
 				OSVersion: w.OSVersion, DeviceModel: w.DeviceModel, Browser: w.Browser, InAppBrowser: w.InAppBrowser,
-				IP: w.IP, IPKey: w.IPKey, IPClass: w.IPClass, UserAgent: w.UserAgent, AcceptLanguage: w.AcceptLanguage, Referer: w.Referer,
+				IPKey: w.IPKey, UserAgent: w.UserAgent, AcceptLanguage: w.AcceptLanguage,
 				UTMSource: w.UTMSource, UTMMedium: w.UTMMedium, UTMCampaign: w.UTMCampaign, UTMTerm: w.UTMTerm,
-				UTMContent: w.UTMContent, TapID: w.TapID, Country: w.Country, Region: w.Region, City: w.City,
+				UTMContent: w.UTMContent, TapID: w.TapID, Country: w.Country,
 				RefererHost: w.RefererHost,
 			}, func() fullClickRow { got.OccurredAt = got.OccurredAt.UTC(); return got }(), "click %s", want.ID)
 		}

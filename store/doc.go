@@ -29,8 +29,11 @@
 // organization's clicks encoded with analytics.EncodeSegment
 // (click_segments.go), which exports read through scanClicks
 // (click_scan.go); the clicks table keeps, as well, the clicks attribution
-// reads (an app's link on iOS and Android, SDK resolves). Deleting a link
-// removes its clicks from the segments (link_delete.go).
+// reads (an app's link on iOS and Android, SDK resolves), each with only
+// the values the matcher, the claim and the install rollups read (clickRow
+// in clicks.go). Deleting a link removes its clicks from the segments and
+// their rows of clicks (link_delete.go); the purge clears the rows' IP
+// keys from a per-organization mark (purge.go).
 //
 // The OAuth storage (OAuthStore in oauth.go, oauth.Store) differs on two
 // points that fosite dictates: its methods return fosite's own errors

@@ -12,18 +12,24 @@ import (
 )
 
 // Deleting a link removes its click history permanently (SPEC.md, Link
-// states). Its rows of clicks go with it (ON DELETE CASCADE); its clicks
-// in segments are removed in two steps:
+// states). Its clicks are removed in two steps:
 //
 //  1. In the delete's transaction, a tombstone (click_link_tombstones)
 //     names the link: from its commit on, scanClicks skips the link's
-//     clicks, so no export counts them once the delete has answered.
+//     clicks, so no export counts them once the delete has answered, and
+//     the matcher reads none of its rows of clicks (those it reads are
+//     joined to their links, or dropped by linkWindows when the link is
+//     gone).
 //  2. Then the compaction decodes the organization's segments that may
 //     hold the link's clicks (those ending after a day before the link was
 //     created, compactMargin, and holding its id's 16 bytes at all), encodes them again without those
-//     clicks (or deletes a segment left empty), hands the removed clicks
-//     to onClicksRemoved in the same transaction, a page of segments at a
-//     time, and deletes the tombstone last.
+//     clicks (or deletes a segment left empty), deletes the rows of clicks
+//     of those that have one (isCandidate), by id, and hands the removed
+//     clicks to onClicksRemoved in the same transaction, a page of
+//     segments at a time, and deletes the tombstone last. The rows of
+//     clicks have no foreign key to links, whose cascade needed an index
+//     of the rows by link (migration 20261202000001): every row is in a
+//     segment too, so the segments find them.
 //
 // DeleteLink runs the compaction before it returns; one interrupted (the
 // request cancelled, the process stopped, the database away) is finished
@@ -213,8 +219,37 @@ func (s *Store) removeLinkClicks(ctx context.Context, orgID, linkID uuid.UUID, i
 		if len(removed) == 0 {
 			return nil
 		}
+		// The rows before the rollups: a claim updates a click's row and
+		// then the rollups, so the two take their locks in one order.
+		if err := deleteClickRows(ctx, tx, orgID, removed); err != nil {
+			return err
+		}
 		return s.onClicksRemoved(ctx, tx, removed)
 	})
+}
+
+// clickRowChunk is how many rows of clicks one statement deletes by id.
+const clickRowChunk = 500
+
+// deleteClickRows deletes, in tx, the rows of clicks of orgID that the
+// clicks removed from segments have (those isCandidate selects), through
+// the primary key.
+func deleteClickRows(ctx context.Context, tx bun.Tx, orgID uuid.UUID, removed []analytics.Click) error {
+	var ids []uuid.UUID
+	for i := range removed {
+		if isCandidate(&removed[i]) {
+			ids = append(ids, removed[i].ID)
+		}
+	}
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), clickRowChunk)]
+		ids = ids[len(chunk):]
+		if _, err := tx.NewDelete().Table("clicks").Where("id IN (?) AND org_id = ?", bun.List(chunk), orgID).
+			Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rewriteSegment replaces segment r's clicks with clicks (sorted, of its

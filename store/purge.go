@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,14 +16,10 @@ import (
 
 var _ analytics.PurgeStore = (*Store)(nil)
 
-// clickWithIP selects the clicks that still carry an IP address or IP key.
-// It is the predicate of the partial index on their occurred_at (migration
-// 20261125000004), in the same words, which SQLite needs to use the index.
-const clickWithIP = "(ip <> '' OR ip_key <> '')"
-
 // The purge's statements each change at most limit rows, chosen by a
 // subquery through an index that starts with the organization and the
-// time (or, for the IPs, the partial index of the clicks that carry one).
+// time (for the IPs of installs and segments, the partial index of those
+// that carry one).
 // On PostgreSQL the subquery locks its rows FOR UPDATE SKIP LOCKED, so
 // that two purges at once never wait on each other or deadlock: each takes
 // the rows the other does not hold, and a row deleted by one is not seen
@@ -101,50 +99,125 @@ func (s *Store) purgeRows(ctx context.Context, op, table, key, where string, org
 
 // ClearClickIPsBefore implements analytics.PurgeStore.
 //
-// In one transaction it reads at most limit clicks that carry an IP and
-// occurred before before (through the partial index of such clicks), and
-// empties their ip and ip_key, one statement per network class: a click
-// without an ip_class (written before the column, or by an older binary
-// while a deployment rolls) gets analytics.NetworkClass of its IP first.
+// A row of clicks keeps the IP key alone, not the address (migration
+// 20261202000001), and has no index of the rows that carry one: each
+// organization has an IP mark (ipMarkRow), before which none of its rows
+// carries a key. The organizations whose mark is before before are taken
+// in the order of their ids, each in a transaction of its own
+// (clearOrgClickIPs), until limit rows are cleared.
 func (s *Store) ClearClickIPsBefore(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
+	var orgs []uuid.UUID
+	if err := s.db.NewSelect().Model((*ipMarkRow)(nil)).Column("org_id").
+		Where("m.cleared_until < ?", before.UnixMicro()).OrderExpr("m.org_id").Scan(ctx, &orgs); err != nil {
+		return 0, s.err("clear click IPs", err)
+	}
+	n := 0
+	for _, id := range orgs {
+		k, err := s.clearOrgClickIPs(ctx, id, before, limit-n)
+		n += k
+		if err != nil {
+			return n, s.err("clear click IPs", err)
+		}
+		if n >= limit {
+			break
+		}
+	}
+	return n, nil
+}
+
+// clearOrgClickIPs empties the IP key of at most limit rows of clicks of
+// orgID that occurred before before, and returns how many it emptied.
+//
+// In one transaction it reads the organization's IP mark, locked FOR
+// UPDATE on PostgreSQL before anything else (see lowerIPMarks for why),
+// then the rows from the mark to before that carry a key, oldest first,
+// through the (org_id, occurred_at) index: only the rows written since
+// the last purge. It empties their keys and moves the mark up to before,
+// or to the last row read when there were limit of them. On PostgreSQL a
+// row is updated only when no other transaction holds it (FOR UPDATE SKIP
+// LOCKED), so that a claim holding a row never makes the purge wait and
+// the two cannot deadlock: the purge waits for nothing but the mark. The
+// mark then stays at the oldest row it skipped, for the next purge.
+func (s *Store) clearOrgClickIPs(ctx context.Context, orgID uuid.UUID, before time.Time, limit int) (int, error) {
 	pg := s.db.Dialect().Name() == dialect.PG
 	n := 0
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var rows []struct {
-			ID      uuid.UUID `bun:"id"`
-			IP      string    `bun:"ip"`
-			IPClass string    `bun:"ip_class"`
-		}
-		sel := tx.NewSelect().Table("clicks").Column("id", "ip", "ip_class").
-			Where(clickWithIP+" AND occurred_at < ?", before.UTC()).Limit(int64(limit))
+		n = 0
+		var mark ipMarkRow
+		q := tx.NewSelect().Model(&mark).Where("m.org_id = ?", orgID)
 		if pg {
-			sel = sel.For("UPDATE SKIP LOCKED")
+			q = q.For("UPDATE")
 		}
-		if err := sel.Scan(ctx, &rows); err != nil {
+		if err := q.Scan(ctx); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil // an organization deleted meanwhile
+			}
 			return err
 		}
-		byClass := map[string][]uuid.UUID{}
-		for _, r := range rows {
-			class := r.IPClass
-			if class == "" {
-				class = analytics.NetworkClass(r.IP)
-			}
-			byClass[class] = append(byClass[class], r.ID)
+		cut := before.UnixMicro()
+		if mark.ClearedUntil >= cut {
+			return nil
 		}
-		for class, ids := range byClass {
-			if _, err := tx.NewUpdate().Table("clicks").Set("ip = '', ip_key = '', ip_class = ?", class).
-				Where("id IN (?)", bun.List(ids)).Exec(ctx); err != nil {
-				return err
+		var rows []struct {
+			ID         uuid.UUID `bun:"id"`
+			OccurredAt time.Time `bun:"occurred_at"`
+		}
+		if err := tx.NewSelect().Table("clicks").Column("id", "occurred_at").
+			Where("org_id = ? AND occurred_at >= ? AND occurred_at < ?", orgID, time.UnixMicro(mark.ClearedUntil).UTC(), before.UTC()).
+			Where("ip_key <> ''").OrderExpr("occurred_at").Limit(int64(limit)).Scan(ctx, &rows); err != nil {
+			return err
+		}
+		next := cut
+		if len(rows) == limit {
+			next = rows[len(rows)-1].OccurredAt.UnixMicro()
+		}
+		if len(rows) > 0 {
+			ids := make([]uuid.UUID, len(rows))
+			for i := range rows {
+				ids[i] = rows[i].ID
+			}
+			pick := tx.NewSelect().Table("clicks").Column("id").Where("id IN (?)", bun.List(ids))
+			upd := tx.NewUpdate().Table("clicks").Set("ip_key = ''")
+			if pg {
+				var cleared []uuid.UUID
+				if err := upd.Where("id IN (?)", pick.For("UPDATE SKIP LOCKED")).Returning("id").
+					Scan(ctx, &cleared); err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				done := make(map[uuid.UUID]bool, len(cleared))
+				for _, id := range cleared {
+					done[id] = true
+				}
+				for i := range rows {
+					if !done[rows[i].ID] {
+						next = min(next, rows[i].OccurredAt.UnixMicro())
+					}
+				}
+				n = len(cleared)
+			} else {
+				res, err := upd.Where("id IN (?)", bun.List(ids)).Exec(ctx)
+				if err != nil {
+					return err
+				}
+				k, err := res.RowsAffected()
+				if err != nil {
+					return err
+				}
+				n = int(k)
 			}
 		}
-		n = len(rows)
-		return nil
+		if next <= mark.ClearedUntil {
+			return nil
+		}
+		_, err := tx.NewUpdate().Model((*ipMarkRow)(nil)).Set("cleared_until = ?", next).
+			Where("m.org_id = ?", orgID).Exec(ctx)
+		return err
 	})
 	if err != nil {
-		return 0, s.err("clear click IPs", err)
+		return 0, err
 	}
 	return n, nil
 }
