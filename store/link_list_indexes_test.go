@@ -22,7 +22,9 @@ type selectCapture struct {
 	stmts []string
 }
 
-func (c *selectCapture) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (c *selectCapture) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	return ctx
+}
 
 func (c *selectCapture) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	c.mu.Lock()
@@ -81,52 +83,63 @@ func plan(t *testing.T, s *store.Store, query string) string {
 // count, without sorting or filtering every link of the organization.
 func TestListLinksReadsItsIndexes(t *testing.T) {
 	t.Parallel()
-	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
-		ctx, c := t.Context(), newClock()
-		o := createOrg(t, s, c, "acme")
-		for i := range 60 {
-			l := newLink(c, o.ID, "hop.example", fmt.Sprintf("l%02d", i))
-			l.IsActive = i%6 != 0
-			createLink(t, s, l)
-		}
-		if s.Dialect() == "pg" {
-			// The statistics autovacuum would gather: which index serves
-			// the state filter is a matter of cost.
-			_, err := s.DB().ExecContext(ctx, "ANALYZE links")
-			require.NoError(t, err)
-		}
-		capture := &selectCapture{}
-		s.DB().AddQueryHook(capture)
-		paused := false
-		tests := []struct {
-			name  string
-			f     linking.LinkFilter
-			index string
-		}{
-			{"slug order", linking.LinkFilter{Sort: linking.LinkSortSlug}, "links_org_id_slug_domain_id_idx"},
-			{"last change first", linking.LinkFilter{Sort: linking.LinkSortUpdated}, "links_org_id_updated_at_id_idx"},
-			{"paused, newest first", linking.LinkFilter{IsActive: &paused}, "links_org_id_is_active_created_at_id_idx"},
-		}
-		for _, tt := range tests {
-			capture.mu.Lock()
-			capture.stmts = nil
-			capture.mu.Unlock()
-			tt.f.OrgID, tt.f.Limit = o.ID, 20
-			_, _, err := s.ListLinks(ctx, tt.f)
-			require.NoError(t, err, tt.name)
-			capture.mu.Lock()
-			stmts := capture.stmts
-			capture.mu.Unlock()
-			require.NotEmpty(t, stmts, tt.name)
-			for _, q := range stmts {
-				if !strings.Contains(q, "count(") && !strings.Contains(q, "ORDER BY") {
-					continue
-				}
-				if strings.Contains(q, "count(") && tt.f.IsActive == nil {
-					continue // every link of the organization: the creation index counts them
-				}
-				assert.Contains(t, plan(t, s, q), tt.index, "%s: %s", tt.name, q)
+	capture := &selectCapture{}
+	open := func(t *testing.T, dsn string) *store.Store {
+		s, err := store.Open(t.Context(), dsn, store.WithQueryHook(capture))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		require.NoError(t, s.Migrate(t.Context()))
+		return s
+	}
+	t.Run("sqlite", func(t *testing.T) { testListLinksIndexes(t, open(t, ":memory:"), capture) })
+	t.Run("postgres", func(t *testing.T) { testListLinksIndexes(t, open(t, storetest.PostgresDSN(t)), capture) })
+}
+
+// testListLinksIndexes reads the plans of the link list on s, whose
+// statements capture keeps.
+func testListLinksIndexes(t *testing.T, s *store.Store, capture *selectCapture) {
+	ctx, c := t.Context(), newClock()
+	o := createOrg(t, s, c, "acme")
+	for i := range 60 {
+		l := newLink(c, o.ID, "hop.example", fmt.Sprintf("l%02d", i))
+		l.IsActive = i%6 != 0
+		createLink(t, s, l)
+	}
+	if s.Dialect() == "pg" {
+		// The statistics autovacuum would gather: which index serves
+		// the state filter is a matter of cost.
+		_, err := s.DB().ExecContext(ctx, "ANALYZE links")
+		require.NoError(t, err)
+	}
+	paused := false
+	tests := []struct {
+		name  string
+		f     linking.LinkFilter
+		index string
+	}{
+		{"slug order", linking.LinkFilter{Sort: linking.LinkSortSlug}, "links_org_id_slug_domain_id_idx"},
+		{"last change first", linking.LinkFilter{Sort: linking.LinkSortUpdated}, "links_org_id_updated_at_id_idx"},
+		{"paused, newest first", linking.LinkFilter{IsActive: &paused}, "links_org_id_is_active_created_at_id_idx"},
+	}
+	for _, tt := range tests {
+		capture.mu.Lock()
+		capture.stmts = nil
+		capture.mu.Unlock()
+		tt.f.OrgID, tt.f.Limit = o.ID, 20
+		_, _, err := s.ListLinks(ctx, tt.f)
+		require.NoError(t, err, tt.name)
+		capture.mu.Lock()
+		stmts := capture.stmts
+		capture.mu.Unlock()
+		require.NotEmpty(t, stmts, tt.name)
+		for _, q := range stmts {
+			if !strings.Contains(q, "count(") && !strings.Contains(q, "ORDER BY") {
+				continue
 			}
+			if strings.Contains(q, "count(") && tt.f.IsActive == nil {
+				continue // every link of the organization: the creation index counts them
+			}
+			assert.Contains(t, plan(t, s, q), tt.index, "%s: %s", tt.name, q)
 		}
-	})
+	}
 }
