@@ -63,7 +63,9 @@ func (c Config) logf(format string, args ...any) {
 // recorder writes them. The clicks are skewed as real traffic is: a Zipf
 // draw over links (the first link created has the most), 40 countries with
 // a heavy head, iPhone, Android and desktop a third each, a few UTM sources
-// and campaigns, a daily cycle. The links are written by WriteLinks.
+// and campaigns, a daily cycle. The links are written by
+// Store.BulkInsertLinks: CreateLink, one transaction each, takes most of an
+// hour for 100,000 links on PostgreSQL.
 //
 // After the load, SQLite's write-ahead log is checkpointed into the
 // database and PostgreSQL's grown tables are vacuumed and analyzed, as the
@@ -102,7 +104,7 @@ func Load(ctx context.Context, s *store.Store, cfg Config) (*World, error) {
 		w.Links[i] = l
 	}
 	started := time.Now()
-	if err := WriteLinks(ctx, s, w.Links); err != nil {
+	if err := s.BulkInsertLinks(ctx, w.Links); err != nil {
 		return nil, err
 	}
 	cfg.logf("%s: created %d links in %s", s.Dialect(), len(w.Links), time.Since(started).Round(time.Millisecond))
@@ -123,17 +125,6 @@ func Load(ctx context.Context, s *store.Store, cfg Config) (*World, error) {
 		}
 	}
 	return w, nil
-}
-
-// WriteLinks writes links through Store.CreateLink, one by one as the API
-// creates them.
-func WriteLinks(ctx context.Context, s *store.Store, links []*linking.Link) error {
-	for _, l := range links {
-		if err := s.CreateLink(ctx, l, linking.LinkQuota{}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // loadClicks writes cfg.Clicks clicks of w's links, day by day.
