@@ -103,7 +103,8 @@ func pageConfig(b *testing.B, links, clicks int) scaledata.Config {
 				}
 			}
 			// Spread over the year before the load, the first link oldest.
-			l.CreatedAt = end.Add(-time.Duration(links-i) * 365 * 24 * time.Hour / time.Duration(links)).Truncate(time.Millisecond)
+			step := 365 * 24 * time.Hour / time.Duration(links)
+			l.CreatedAt = end.Add(-time.Duration(links-i) * step).Truncate(time.Millisecond)
 			l.UpdatedAt = l.CreatedAt
 			if i%4 == 0 {
 				l.UpdatedAt = l.CreatedAt.Add(time.Duration(i%97) * time.Hour)
