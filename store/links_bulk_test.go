@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,5 +42,29 @@ func TestBulkInsertLinks(t *testing.T) {
 		assert.ErrorIs(t, err, errcode.ErrConflict, "a taken address")
 		_, err = s.LinkByID(ctx, o.ID, fresh.ID)
 		assert.ErrorIs(t, err, errcode.ErrNotFound, "nothing of a failed call is written")
+	})
+}
+
+func TestLinksByIDs(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o, other := createOrg(t, s, c, "acme"), createOrg(t, s, c, "other")
+		a := createLink(t, s, newLink(c, o.ID, "hop.example", "a"))
+		b := createLink(t, s, newLink(c, o.ID, "hop.example", "b"))
+		theirs := createLink(t, s, newLink(c, other.ID, "hop.example", "theirs"))
+
+		got, err := s.LinksByIDs(ctx, o.ID, []uuid.UUID{b.ID, theirs.ID, uuid.New(), a.ID})
+		require.NoError(t, err)
+		byID := map[uuid.UUID]linking.Link{}
+		for _, l := range got {
+			byID[l.ID] = l
+		}
+		assert.Equal(t, map[uuid.UUID]linking.Link{a.ID: *a, b.ID: *b}, byID,
+			"the organization's links among the ids; another's and an unknown id are left out")
+
+		got, err = s.LinksByIDs(ctx, o.ID, nil)
+		require.NoError(t, err)
+		assert.Empty(t, got)
 	})
 }
