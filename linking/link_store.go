@@ -23,6 +23,9 @@ type LinkStore interface {
 	// LinkByID returns link id of organization orgID; errcode.ErrNotFound
 	// when there is none in orgID.
 	LinkByID(ctx context.Context, orgID, id uuid.UUID) (*Link, error)
+	// LinksByIDs returns the links of organization orgID among ids, in
+	// any order; an id that is no link of orgID is left out.
+	LinksByIDs(ctx context.Context, orgID uuid.UUID, ids []uuid.UUID) ([]Link, error)
 	// ListLinks returns one page of the organization's links matching
 	// filter, newest first (created_at, then id, descending), and how many
 	// match in all.

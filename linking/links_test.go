@@ -595,3 +595,34 @@ func TestListLinksInput(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"limit", "offset", "tag", "search", "sort"}, names)
 }
+
+// Lookup reads many links of the principal's organization at once, as Get
+// presents each (the short URL, tags never nil), and needs what Get needs.
+func TestLinkLookup(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		f := newLinkFixture(t, s)
+		ctx := t.Context()
+		a, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com/a"})
+		require.NoError(t, err)
+		b, err := f.svc.Create(ctx, f.owner, linking.CreateLinkInput{DestinationURL: "https://example.com/b"})
+		require.NoError(t, err)
+
+		got, err := f.svc.Lookup(ctx, f.owner, []uuid.UUID{a.ID, b.ID, uuid.New()})
+		require.NoError(t, err)
+		require.Len(t, got, 2, "an id of no link is missing")
+		for _, want := range []*linking.Link{a, b} {
+			one, err := f.svc.Get(ctx, f.owner, want.ID)
+			require.NoError(t, err)
+			assert.Equal(t, &one.Link, got[want.ID])
+		}
+
+		stranger := testkit.Principal(linkOrg(t, s, "stranger").ID, auth.RequestableScopes...)
+		got, err = f.svc.Lookup(ctx, stranger, []uuid.UUID{a.ID})
+		require.NoError(t, err)
+		assert.Empty(t, got, "another organization's links are missing")
+
+		_, err = f.svc.Lookup(ctx, testkit.Principal(f.org.ID, auth.ScopeAnalyticsRead), []uuid.UUID{a.ID})
+		requireCode(t, err, errcode.Forbidden)
+	})
+}
