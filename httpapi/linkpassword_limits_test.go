@@ -147,52 +147,54 @@ func TestLinkPasswordLinkLockout(t *testing.T) {
 	}
 	for name, lockout := range lockouts {
 		t.Run(name, func(t *testing.T) {
-			l := lockout(t)
-			h := newPWHarnessWith(t, storetest.SQLite(t), l)
-			o, _ := h.linkOrg(t, "Acme")
-			h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"secret","password":"open sesame"}`)
-			h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"other","password":"open sesame"}`)
-			network := 0
-			guess := func(password string) *response {
-				network++
-				ip := fmt.Sprintf("198.51.%d.%d", network/250, network%250+1)
-				return h.send(t, pwRequest{path: "/secret", ua: uaDesktop, form: h.form(t, "/secret", password),
-					headers: map[string]string{"X-Forwarded-For": ip}})
-			}
-			retryAfter := func(resp *response) int {
-				n, err := strconv.Atoi(resp.header.Get("Retry-After"))
-				require.NoError(t, err, "Retry-After %q", resp.header.Get("Retry-After"))
-				return n
-			}
+			storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+				l := lockout(t)
+				h := newPWHarnessWith(t, s, l)
+				o, _ := h.linkOrg(t, "Acme")
+				h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"secret","password":"open sesame"}`)
+				h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"other","password":"open sesame"}`)
+				network := 0
+				guess := func(password string) *response {
+					network++
+					ip := fmt.Sprintf("198.51.%d.%d", network/250, network%250+1)
+					return h.send(t, pwRequest{path: "/secret", ua: uaDesktop, form: h.form(t, "/secret", password),
+						headers: map[string]string{"X-Forwarded-For": ip}})
+				}
+				retryAfter := func(resp *response) int {
+					n, err := strconv.Atoi(resp.header.Get("Retry-After"))
+					require.NoError(t, err, "Retry-After %q", resp.header.Get("Retry-After"))
+					return n
+				}
 
-			for i := range httpapi.DefaultLinkLockout.Threshold {
-				require.Equal(t, http.StatusUnauthorized, guess(fmt.Sprintf("guess %d", i)).status, "guess %d", i+1)
-			}
-			base := int(httpapi.DefaultLinkLockout.Base / time.Second)
-			resp := guess("another guess")
-			assertForm(t, resp, http.StatusTooManyRequests, "Too many attempts.")
-			assert.Equal(t, base, retryAfter(resp), "the link is locked from a fresh network")
+				for i := range httpapi.DefaultLinkLockout.Threshold {
+					require.Equal(t, http.StatusUnauthorized, guess(fmt.Sprintf("guess %d", i)).status, "guess %d", i+1)
+				}
+				base := int(httpapi.DefaultLinkLockout.Base / time.Second)
+				resp := guess("another guess")
+				assertForm(t, resp, http.StatusTooManyRequests, "Too many attempts.")
+				assert.Equal(t, base, retryAfter(resp), "the link is locked from a fresh network")
 
-			resp = guess("open sesame")
-			assertForm(t, resp, http.StatusTooManyRequests, "Too many attempts.")
-			assert.Zero(t, h.eventCount(), "the right password waits too: a refusal tells nothing")
+				resp = guess("open sesame")
+				assertForm(t, resp, http.StatusTooManyRequests, "Too many attempts.")
+				assert.Zero(t, h.eventCount(), "the right password waits too: a refusal tells nothing")
 
-			other := h.send(t, pwRequest{path: "/other", ua: uaDesktop, form: h.form(t, "/other", "guess"),
-				headers: map[string]string{"X-Forwarded-For": "192.0.2.1"}})
-			assert.Equal(t, http.StatusUnauthorized, other.status, "other links keep their own count")
+				other := h.send(t, pwRequest{path: "/other", ua: uaDesktop, form: h.form(t, "/other", "guess"),
+					headers: map[string]string{"X-Forwarded-For": "192.0.2.1"}})
+				assert.Equal(t, http.StatusUnauthorized, other.status, "other links keep their own count")
 
-			h.clock.Advance(httpapi.DefaultLinkLockout.Base - time.Second)
-			assert.Equal(t, 1, retryAfter(guess("open sesame")), "the wait runs down")
+				h.clock.Advance(httpapi.DefaultLinkLockout.Base - time.Second)
+				assert.Equal(t, 1, retryAfter(guess("open sesame")), "the wait runs down")
 
-			h.clock.Advance(time.Second)
-			require.Equal(t, http.StatusUnauthorized, guess("still guessing").status, "the lock is over")
-			resp = guess("open sesame")
-			assert.Equal(t, 2*base, retryAfter(resp), "a wrong password after a lock doubles the wait")
+				h.clock.Advance(time.Second)
+				require.Equal(t, http.StatusUnauthorized, guess("still guessing").status, "the lock is over")
+				resp = guess("open sesame")
+				assert.Equal(t, 2*base, retryAfter(resp), "a wrong password after a lock doubles the wait")
 
-			h.clock.Advance(2 * httpapi.DefaultLinkLockout.Base)
-			resp = guess("open sesame")
-			assert.Equal(t, http.StatusFound, resp.status, "the right password opens once the wait is over")
-			assert.Equal(t, 1, h.eventCount())
+				h.clock.Advance(2 * httpapi.DefaultLinkLockout.Base)
+				resp = guess("open sesame")
+				assert.Equal(t, http.StatusFound, resp.status, "the right password opens once the wait is over")
+				assert.Equal(t, 1, h.eventCount())
+			})
 		})
 	}
 }

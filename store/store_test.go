@@ -185,7 +185,7 @@ func TestMigrateUpDownUp(t *testing.T) {
 
 func TestDialect(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, "sqlite", storetest.SQLite(t).Dialect())
+	t.Run("sqlite", func(t *testing.T) { assert.Equal(t, "sqlite", storetest.SQLite(t).Dialect()) })
 	t.Run("postgres", func(t *testing.T) { assert.Equal(t, "pg", storetest.Postgres(t).Dialect()) })
 }
 

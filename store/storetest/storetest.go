@@ -1,6 +1,7 @@
 // Package storetest gives tests a fresh, migrated store on every database
 // Hoplink supports: in-memory SQLite always, and PostgreSQL when the
-// environment variable HOPLINK_TEST_POSTGRES holds a DSN. Each PostgreSQL
+// environment variable HOPLINK_TEST_POSTGRES holds a DSN (and only there
+// when HOPLINK_TEST_SKIP_SQLITE is set as well). Each PostgreSQL
 // store lives in a schema of its own, created for the test and dropped after
 // it, so tests and test binaries can share one database.
 //
@@ -27,6 +28,12 @@ import (
 // postgres://postgres@127.0.0.1:5432/test?sslmode=disable.
 const EnvPostgres = "HOPLINK_TEST_POSTGRES"
 
+// EnvSkipSQLite names the environment variable that, when not empty, skips
+// every test and subtest that asks for a SQLite store (SQLite, and the
+// "sqlite" subtest of EachDB). A run against PostgreSQL after a run on
+// SQLite sets it so that it does not repeat what the first run covered.
+const EnvSkipSQLite = "HOPLINK_TEST_SKIP_SQLITE"
+
 // EachDB runs fn as the subtest "sqlite" on a fresh migrated in-memory SQLite
 // store, and as the subtest "postgres" on a fresh migrated store in a schema
 // of its own; the "postgres" subtest is skipped when HOPLINK_TEST_POSTGRES is
@@ -38,9 +45,12 @@ func EachDB(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 }
 
 // SQLite returns a fresh migrated in-memory SQLite store, closed when the
-// test ends.
+// test ends. It skips the test when HOPLINK_TEST_SKIP_SQLITE is set.
 func SQLite(t testing.TB) *store.Store {
 	t.Helper()
+	if os.Getenv(EnvSkipSQLite) != "" {
+		t.Skip(EnvSkipSQLite + " is set: the SQLite run covers this")
+	}
 	return open(t, ":memory:")
 }
 
