@@ -478,11 +478,14 @@ func TestClickExportMillionRowsFlatMemory(t *testing.T) {
 	wg.Wait()
 
 	assert.Equal(t, total+1, lines, "header and a row per click")
-	const bound = 64 << 20
+	// What the download adds to the heap, not the heap itself: the
+	// package's earlier tests leave theirs behind when it runs whole, and
+	// the collector lets the heap grow to twice what is live before it
+	// runs. An export held in memory would add more than the CSV's size.
+	grew := peak - min(peak, baseline)
 	t.Logf("download: %d rows, %d MiB in %s: %.0f rows/s; heap in use %d MiB before, peak %d MiB",
 		total, size>>20, took.Round(time.Millisecond), float64(total)/took.Seconds(), baseline>>20, peak>>20)
-	assert.Less(t, peak, uint64(bound), "peak heap while streaming %d MiB of CSV", size>>20)
-	assert.Less(t, peak-min(peak, baseline), uint64(bound/2))
+	assert.Less(t, grew, uint64(size/4), "the heap grew by %d MiB while streaming %d MiB of CSV", grew>>20, size>>20)
 }
 
 // After a link is deleted its clicks are in no export, and its slug serves
