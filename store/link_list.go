@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
+
+	"github.com/hoplink/hoplink/linking"
+)
+
+// linkTagRow is a row of link_tags: one tag of a link, with the link's
+// organization and creation time, so that the list's tag filter reads an
+// index range of (org_id, tag, created_at, link_id) and counts from it
+// (migration 20261203000002). The rows of a link are written in the
+// transaction that writes the link's tags (createLink, UpdateLink,
+// BulkInsertLinks) and deleted with the link by the database's cascade.
+type linkTagRow struct {
+	bun.BaseModel `bun:"table:link_tags,alias:lt"`
+
+	LinkID    uuid.UUID `bun:"link_id,pk"`
+	Tag       string    `bun:"tag,pk"`
+	OrgID     uuid.UUID `bun:"org_id"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+// appendLinkTags appends to rows the link_tags rows of one link.
+func appendLinkTags(rows []linkTagRow, orgID, linkID uuid.UUID, createdAt time.Time, tags []string) []linkTagRow {
+	for _, tag := range tags {
+		rows = append(rows, linkTagRow{LinkID: linkID, Tag: tag, OrgID: orgID, CreatedAt: utc(createdAt)})
+	}
+	return rows
+}
+
+// insertLinkTags writes, in tx, the link_tags rows of a new link.
+func insertLinkTags(ctx context.Context, tx bun.Tx, orgID, linkID uuid.UUID, createdAt time.Time, tags []string) error {
+	rows := appendLinkTags(nil, orgID, linkID, createdAt, tags)
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := tx.NewInsert().Model(&rows).Exec(ctx)
+	return err
+}
+
+// replaceLinkTags makes, in tx, the link_tags rows of l those of its tags.
+func replaceLinkTags(ctx context.Context, tx bun.Tx, l *linking.Link) error {
+	if _, err := tx.NewDelete().Model((*linkTagRow)(nil)).Where("link_id = ?", l.ID).Exec(ctx); err != nil {
+		return err
+	}
+	// created_at as stored: the link's row keeps its creation time.
+	var createdAt time.Time
+	err := tx.NewSelect().Model((*linkRow)(nil)).Column("l.created_at").Where("l.id = ?", l.ID).Scan(ctx, &createdAt)
+	if err != nil {
+		return err
+	}
+	return insertLinkTags(ctx, tx, l.OrgID, l.ID, createdAt, l.Tags)
+}
+
+// minTrigramSearch is the shortest search, in characters, that a trigram
+// index serves: SQLite's FTS5 trigram tokenizer matches nothing shorter,
+// and pg_trgm extracts no trigram from a shorter LIKE pattern.
+const minTrigramSearch = 3
+
+// ListLinks implements linking.LinkStore.
+//
+// Each filter reads an index (migrations 20261202000002 and
+// 20261203000002): the state filter (org_id, is_active, created_at, id);
+// the tag filter link_tags; the search, from 3 characters on, SQLite's
+// FTS5 table link_search (trigram tokenizer) or PostgreSQL's pg_trgm
+// indexes, and with 1 or 2 characters the organization's links themselves
+// (no trigram to look up), one pass over them and link_tags.
+//
+// The search is a substring of slug, name, destination_url or one tag,
+// the query's % and _ literal, compared ignoring case: on PostgreSQL as
+// the database's lower() lowers (its collation); on SQLite, from 3
+// characters on, by the FTS5 tokenizer's Unicode case folding (É finds é,
+// as lower() on SQLite would not), and with 1 or 2 characters by SQLite's
+// lower() and LIKE, which fold ASCII letters only.
+//
+// The total is exact. It is not counted when the page itself shows it (a
+// page shorter than the limit, not past the end); with only a tag, it is
+// counted in link_tags' index; otherwise with the page's filters.
+func (s *Store) ListLinks(ctx context.Context, f linking.LinkFilter) ([]linking.Link, int, error) {
+	var rows []linkRow
+	q := s.db.NewSelect().Model(&rows)
+	s.filterLinks(q, f)
+	switch f.Sort {
+	case linking.LinkSortOldest:
+		q.OrderExpr("l.created_at ASC, l.id ASC")
+	case linking.LinkSortUpdated:
+		q.OrderExpr("l.updated_at DESC, l.id DESC")
+	case linking.LinkSortSlug:
+		q.OrderExpr("l.slug ASC, l.domain ASC, l.id ASC")
+	default:
+		q.OrderExpr("l.created_at DESC, l.id DESC")
+	}
+	q.Limit(int64(f.Limit)).Offset(int64(f.Offset))
+	if err := q.Scan(ctx); err != nil {
+		return nil, 0, s.err("list links", err)
+	}
+	total := f.Offset + len(rows)
+	if len(rows) == f.Limit || (len(rows) == 0 && f.Offset > 0) {
+		n, err := s.countLinks(ctx, f)
+		if err != nil {
+			return nil, 0, s.err("count links", err)
+		}
+		total = n
+	}
+	links := make([]linking.Link, len(rows))
+	for i := range rows {
+		var err error
+		if links[i], err = toLink(&rows[i]); err != nil {
+			return nil, 0, err
+		}
+	}
+	return links, total, nil
+}
+
+// countLinks returns how many links of f.OrgID match f.
+func (s *Store) countLinks(ctx context.Context, f linking.LinkFilter) (int, error) {
+	if f.Tag != "" && f.IsActive == nil && f.Search == "" {
+		n, err := s.db.NewSelect().Model((*linkTagRow)(nil)).
+			Where("lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag).Count(ctx)
+		return int(n), err
+	}
+	q := s.db.NewSelect().Model((*linkRow)(nil))
+	s.filterLinks(q, f)
+	n, err := q.Count(ctx)
+	return int(n), err
+}
+
+// filterLinks adds f's conditions on links (alias l) to q.
+func (s *Store) filterLinks(q *bun.SelectQuery, f linking.LinkFilter) {
+	q.Where("l.org_id = ?", f.OrgID)
+	if f.IsActive != nil {
+		q.Where("l.is_active = ?", *f.IsActive)
+	}
+	if f.Tag != "" {
+		q.Where("l.id IN (?)", s.db.NewSelect().Model((*linkTagRow)(nil)).Column("lt.link_id").
+			Where("lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag))
+	}
+	if f.Search == "" {
+		return
+	}
+	pattern := "%" + escapeLike(f.Search) + "%"
+	tagged := s.db.NewSelect().Model((*linkTagRow)(nil)).Column("lt.link_id").
+		Where("lt.org_id = ?", f.OrgID).Where(`lower(lt.tag) LIKE lower(?) ESCAPE '\'`, pattern)
+	pg := s.db.Dialect().Name() == dialect.PG
+	switch {
+	case utf8.RuneCountInString(f.Search) < minTrigramSearch:
+		q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where(`lower(l.slug) LIKE lower(?) ESCAPE '\'`, pattern).
+				WhereOr(`lower(l.name) LIKE lower(?) ESCAPE '\'`, pattern).
+				WhereOr(`lower(l.destination_url) LIKE lower(?) ESCAPE '\'`, pattern).
+				WhereOr("l.id IN (?)", tagged)
+		})
+	case pg:
+		// One set per trigram index: an OR over the columns and a
+		// subquery would be a filter on every link of the organization.
+		column := func(expr string) *bun.SelectQuery {
+			return s.db.NewSelect().TableExpr("links").Column("id").
+				Where("org_id = ?", f.OrgID).Where(expr+` LIKE lower(?) ESCAPE '\'`, pattern)
+		}
+		q.Where("l.id IN (?)", column("lower(slug)").
+			UnionAll(column("lower(name)")).
+			UnionAll(column("lower(destination_url)")).
+			UnionAll(tagged))
+	default:
+		q.Where("l.id IN (?)", s.db.NewSelect().TableExpr("link_search").
+			Join("JOIN link_search_keys AS k ON k.id = link_search.rowid").Column("k.link_id").
+			Where("link_search MATCH ?", ftsPhrase(f.Search)))
+	}
+}
+
+// ftsPhrase is the FTS5 query that matches search as a substring of one
+// column of link_search: one phrase, its double quotes doubled, which the
+// trigram tokenizer reads literally. The tags column holds a link's tags
+// joined by a line feed, so a search with a control character, which no
+// tag holds, would find a run across two tags there: such a search looks
+// only at the other columns.
+func ftsPhrase(search string) string {
+	phrase := `"` + strings.ReplaceAll(search, `"`, `""`) + `"`
+	if strings.IndexFunc(search, unicode.IsControl) >= 0 {
+		return "{slug name destination_url} : " + phrase
+	}
+	return phrase
+}
+
+// escapeLike escapes the LIKE wildcards % and _ and the escape character
+// itself, so that a search matches them literally.
+func escapeLike(s string) string {
+	if !strings.ContainsAny(s, `%_\`) {
+		return s
+	}
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
