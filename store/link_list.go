@@ -136,7 +136,18 @@ func (s *Store) countLinks(ctx context.Context, f linking.LinkFilter) (int, erro
 
 // filterLinks adds f's conditions on links (alias l) to q.
 func (s *Store) filterLinks(q *bun.SelectQuery, f linking.LinkFilter) {
-	q.Where("l.org_id = ?", f.OrgID)
+	pg := s.db.Dialect().Name() == dialect.PG
+	trigram := utf8.RuneCountInString(f.Search) >= minTrigramSearch
+	if trigram && !pg {
+		// The unary + keeps SQLite (no statistics) from reading the
+		// organization's links through an (org_id, ...) index and testing
+		// each against the search's matches: the matches are read first,
+		// then their links by primary key. With PostgreSQL's statistics
+		// the planner chooses.
+		q.Where("+l.org_id = ?", f.OrgID)
+	} else {
+		q.Where("l.org_id = ?", f.OrgID)
+	}
 	if f.IsActive != nil {
 		q.Where("l.is_active = ?", *f.IsActive)
 	}
@@ -150,9 +161,8 @@ func (s *Store) filterLinks(q *bun.SelectQuery, f linking.LinkFilter) {
 	pattern := "%" + escapeLike(f.Search) + "%"
 	tagged := s.db.NewSelect().Model((*linkTagRow)(nil)).Column("lt.link_id").
 		Where("lt.org_id = ?", f.OrgID).Where(`lower(lt.tag) LIKE lower(?) ESCAPE '\'`, pattern)
-	pg := s.db.Dialect().Name() == dialect.PG
 	switch {
-	case utf8.RuneCountInString(f.Search) < minTrigramSearch:
+	case !trigram:
 		q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where(`lower(l.slug) LIKE lower(?) ESCAPE '\'`, pattern).
 				WhereOr(`lower(l.name) LIKE lower(?) ESCAPE '\'`, pattern).
