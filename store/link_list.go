@@ -15,31 +15,36 @@ import (
 )
 
 // linkTagRow is a row of link_tags: one tag of a link, with the link's
-// organization and creation time, so that the list's tag filter reads an
-// index range of (org_id, tag, created_at, link_id) and counts from it
-// (migration 20261203000002). The rows of a link are written in the
-// transaction that writes the link's tags (createLink, UpdateLink,
-// BulkInsertLinks) and deleted with the link by the database's cascade.
+// organization, state and creation time, so that the list's tag filter
+// reads an index range of (org_id, tag, created_at, link_id) or (org_id,
+// tag, is_active, created_at, link_id) and counts from it (migration
+// 20261203000002). The rows of a link are written in the transaction that
+// writes the link (createLink, UpdateLink, which is also the one write of
+// a link's state, BulkInsertLinks) and deleted with the link by the
+// database's cascade.
 type linkTagRow struct {
 	bun.BaseModel `bun:"table:link_tags,alias:lt"`
 
 	LinkID    uuid.UUID `bun:"link_id,pk"`
 	Tag       string    `bun:"tag,pk"`
 	OrgID     uuid.UUID `bun:"org_id"`
+	IsActive  bool      `bun:"is_active"`
 	CreatedAt time.Time `bun:"created_at"`
 }
 
-// appendLinkTags appends to rows the link_tags rows of one link.
-func appendLinkTags(rows []linkTagRow, orgID, linkID uuid.UUID, createdAt time.Time, tags []string) []linkTagRow {
-	for _, tag := range tags {
-		rows = append(rows, linkTagRow{LinkID: linkID, Tag: tag, OrgID: orgID, CreatedAt: utc(createdAt)})
+// appendLinkTags appends to rows the link_tags rows of l, created at
+// createdAt.
+func appendLinkTags(rows []linkTagRow, l *linking.Link, createdAt time.Time) []linkTagRow {
+	for _, tag := range l.Tags {
+		rows = append(rows, linkTagRow{LinkID: l.ID, Tag: tag, OrgID: l.OrgID, IsActive: l.IsActive, CreatedAt: utc(createdAt)})
 	}
 	return rows
 }
 
-// insertLinkTags writes, in tx, the link_tags rows of a new link.
-func insertLinkTags(ctx context.Context, tx bun.Tx, orgID, linkID uuid.UUID, createdAt time.Time, tags []string) error {
-	rows := appendLinkTags(nil, orgID, linkID, createdAt, tags)
+// insertLinkTags writes, in tx, the link_tags rows of l, created at
+// createdAt.
+func insertLinkTags(ctx context.Context, tx bun.Tx, l *linking.Link, createdAt time.Time) error {
+	rows := appendLinkTags(nil, l, createdAt)
 	if len(rows) == 0 {
 		return nil
 	}
@@ -47,7 +52,8 @@ func insertLinkTags(ctx context.Context, tx bun.Tx, orgID, linkID uuid.UUID, cre
 	return err
 }
 
-// replaceLinkTags makes, in tx, the link_tags rows of l those of its tags.
+// replaceLinkTags makes, in tx, the link_tags rows of l those of its tags
+// and state.
 func replaceLinkTags(ctx context.Context, tx bun.Tx, l *linking.Link) error {
 	if _, err := tx.NewDelete().Model((*linkTagRow)(nil)).Where("link_id = ?", l.ID).Exec(ctx); err != nil {
 		return err
@@ -58,7 +64,7 @@ func replaceLinkTags(ctx context.Context, tx bun.Tx, l *linking.Link) error {
 	if err != nil {
 		return err
 	}
-	return insertLinkTags(ctx, tx, l.OrgID, l.ID, createdAt, l.Tags)
+	return insertLinkTags(ctx, tx, l, createdAt)
 }
 
 // minTrigramSearch is the shortest search, in characters, that a trigram
@@ -88,14 +94,22 @@ const minTrigramSearch = 3
 func (s *Store) ListLinks(ctx context.Context, f linking.LinkFilter) ([]linking.Link, int, error) {
 	var rows []linkRow
 	q := s.db.NewSelect().Model(&rows)
-	s.filterLinks(q, f)
-	switch f.Sort {
-	case linking.LinkSortOldest:
+	// A tag's links newest or oldest first are an index range of
+	// link_tags, read in order; by slug or last change, the links' own
+	// index in that order, each tested against the tag's links.
+	byTag := byTagRows(f) && (f.Sort == "" || f.Sort == linking.LinkSortNewest || f.Sort == linking.LinkSortOldest)
+	s.filterLinks(q, f, byTag)
+	switch {
+	case f.Sort == linking.LinkSortOldest && byTag:
+		q.OrderExpr("lt.created_at ASC, lt.link_id ASC")
+	case f.Sort == linking.LinkSortOldest:
 		q.OrderExpr("l.created_at ASC, l.id ASC")
-	case linking.LinkSortUpdated:
+	case f.Sort == linking.LinkSortUpdated:
 		q.OrderExpr("l.updated_at DESC, l.id DESC")
-	case linking.LinkSortSlug:
+	case f.Sort == linking.LinkSortSlug:
 		q.OrderExpr("l.slug ASC, l.domain ASC, l.id ASC")
+	case byTag:
+		q.OrderExpr("lt.created_at DESC, lt.link_id DESC")
 	default:
 		q.OrderExpr("l.created_at DESC, l.id DESC")
 	}
@@ -121,39 +135,64 @@ func (s *Store) ListLinks(ctx context.Context, f linking.LinkFilter) ([]linking.
 	return links, total, nil
 }
 
+// byTagRows reports whether f's links are best read from link_tags: f
+// has a tag and no search that a trigram index serves (which then finds
+// fewer links, as a rule, than the tag).
+func byTagRows(f linking.LinkFilter) bool {
+	return f.Tag != "" && utf8.RuneCountInString(f.Search) < minTrigramSearch
+}
+
 // countLinks returns how many links of f.OrgID match f.
 func (s *Store) countLinks(ctx context.Context, f linking.LinkFilter) (int, error) {
-	if f.Tag != "" && f.IsActive == nil && f.Search == "" {
-		n, err := s.db.NewSelect().Model((*linkTagRow)(nil)).
-			Where("lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag).Count(ctx)
+	if f.Tag != "" && f.Search == "" {
+		q := s.db.NewSelect().Model((*linkTagRow)(nil)).Where("lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag)
+		if f.IsActive != nil {
+			q.Where("lt.is_active = ?", *f.IsActive)
+		}
+		n, err := q.Count(ctx)
 		return int(n), err
 	}
 	q := s.db.NewSelect().Model((*linkRow)(nil))
-	s.filterLinks(q, f)
+	s.filterLinks(q, f, byTagRows(f))
 	n, err := q.Count(ctx)
 	return int(n), err
 }
 
-// filterLinks adds f's conditions on links (alias l) to q.
-func (s *Store) filterLinks(q *bun.SelectQuery, f linking.LinkFilter) {
+// filterLinks adds f's conditions on links (alias l) to q; with byTag, q
+// reads link_tags (alias lt) first and each of the tag's links by primary
+// key.
+func (s *Store) filterLinks(q *bun.SelectQuery, f linking.LinkFilter, byTag bool) {
 	pg := s.db.Dialect().Name() == dialect.PG
 	trigram := utf8.RuneCountInString(f.Search) >= minTrigramSearch
-	if trigram && !pg {
+	switch {
+	case byTag:
+		// SQLite joins a CROSS JOIN's tables in the order written.
+		q.ModelTableExpr("link_tags AS lt CROSS JOIN links AS l").
+			Where("l.id = lt.link_id AND lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag).
+			Where("l.org_id = ?", f.OrgID)
+		if f.IsActive != nil {
+			q.Where("lt.is_active = ?", *f.IsActive)
+		}
+	case trigram && !pg:
 		// The unary + keeps SQLite (no statistics) from reading the
 		// organization's links through an (org_id, ...) index and testing
 		// each against the search's matches: the matches are read first,
 		// then their links by primary key. With PostgreSQL's statistics
 		// the planner chooses.
 		q.Where("+l.org_id = ?", f.OrgID)
-	} else {
+	default:
 		q.Where("l.org_id = ?", f.OrgID)
 	}
-	if f.IsActive != nil {
+	if f.IsActive != nil && !byTag {
 		q.Where("l.is_active = ?", *f.IsActive)
 	}
-	if f.Tag != "" {
-		q.Where("l.id IN (?)", s.db.NewSelect().Model((*linkTagRow)(nil)).Column("lt.link_id").
-			Where("lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag))
+	if f.Tag != "" && !byTag {
+		tagged := s.db.NewSelect().Model((*linkTagRow)(nil)).Column("lt.link_id").
+			Where("lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag)
+		if f.IsActive != nil {
+			tagged.Where("lt.is_active = ?", *f.IsActive)
+		}
+		q.Where("l.id IN (?)", tagged)
 	}
 	if f.Search == "" {
 		return

@@ -84,6 +84,22 @@ func TestListLinksTagFilterFollowsWrites(t *testing.T) {
 		ids, _ = tag("spring")
 		assert.Equal(t, idsOf(cc, b), ids, "after an update of the name")
 
+		// Pausing a link moves it between the tag's active and paused
+		// links.
+		b.IsActive, b.UpdatedAt = false, c.next()
+		require.NoError(t, s.UpdateLink(ctx, b))
+		for _, sort := range []linking.LinkSort{linking.LinkSortNewest, linking.LinkSortSlug} {
+			ids, total = listIDs(t, s, o.ID, linking.LinkFilter{Tag: "spring", IsActive: ptr(false), Sort: sort})
+			assert.Equal(t, idsOf(b), ids, "paused, %s", sort)
+			assert.Equal(t, 1, total)
+			ids, total = listIDs(t, s, o.ID, linking.LinkFilter{Tag: "spring", IsActive: ptr(true), Sort: sort})
+			assert.Equal(t, idsOf(cc), ids, "active, %s", sort)
+			assert.Equal(t, 1, total)
+		}
+		ids, total = listIDs(t, s, o.ID, linking.LinkFilter{Tag: "spring", IsActive: ptr(false), Limit: 1})
+		assert.Equal(t, idsOf(b), ids, "paused, a full page")
+		assert.Equal(t, 1, total, "paused, counted")
+
 		require.NoError(t, s.DeleteLink(ctx, o.ID, cc.ID))
 		ids, total = tag("spring")
 		assert.Equal(t, idsOf(b), ids, "after the delete")

@@ -239,7 +239,7 @@ func (s *Store) createLink(ctx context.Context, l *linking.Link, quota linking.L
 		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 			return err
 		}
-		if err := insertLinkTags(ctx, tx, l.OrgID, l.ID, l.CreatedAt, l.Tags); err != nil {
+		if err := insertLinkTags(ctx, tx, l, l.CreatedAt); err != nil {
 			return err
 		}
 		ev, err := linkEvent(webhook.LinkCreated, l, l.CreatedAt)

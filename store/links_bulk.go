@@ -29,7 +29,7 @@ func (s *Store) BulkInsertLinks(ctx context.Context, links []*linking.Link) erro
 	}
 	var tags []linkTagRow
 	for _, l := range links {
-		tags = appendLinkTags(tags, l.OrgID, l.ID, l.CreatedAt, l.Tags)
+		tags = appendLinkTags(tags, l, l.CreatedAt)
 	}
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for len(rows) > 0 {

@@ -16,11 +16,13 @@ import (
 // tag, hundreds of milliseconds to over a second at 100,000 links. This
 // migration gives both an index:
 //
-//   - link_tags: one row per tag of a link, with the link's organization
-//     and creation time, so that a tag's links are an index range in the
-//     list's newest-first order and their count is read from the index.
-//     The store writes it with the link (create, update, bulk insert); the
-//     link's deletion removes its rows by cascade. Backfilled here.
+//   - link_tags: one row per tag of a link, with the link's organization,
+//     state and creation time, so that a tag's links (all, or the active
+//     or the paused ones) are an index range in the list's newest-first
+//     order and their count is read from the index. The store writes it
+//     with the link (create, update, bulk insert: UpdateLink is the one
+//     write of a link's state); the link's deletion removes its rows by
+//     cascade. Backfilled here.
 //   - SQLite: link_search, a contentless FTS5 table with the trigram
 //     tokenizer (case folded, so Unicode letters fold too, where lower()
 //     folds only ASCII) over slug, name, destination and the tags joined
@@ -47,15 +49,23 @@ type linkTag struct {
 	LinkID    uuid.UUID `bun:"link_id,pk,type:uuid"`
 	Tag       string    `bun:"tag,pk"`
 	OrgID     uuid.UUID `bun:"org_id,notnull,type:uuid"`
+	IsActive  bool      `bun:"is_active,notnull"`
 	CreatedAt time.Time `bun:"created_at,notnull"`
 }
 
 // linkTagsCascade deletes a link's tags with the link.
 const linkTagsCascade = `("link_id") REFERENCES "links" ("id") ON DELETE CASCADE`
 
-// linkTagsIndex serves the tag filter: one tag's links of an organization,
-// newest or oldest first, and their count.
-const linkTagsIndex = "link_tags_org_id_tag_created_at_link_id_idx"
+// linkTagsIndexes serve the tag filter: one tag's links of an
+// organization newest or oldest first, and their count; the same of its
+// active or its paused links.
+var linkTagsIndexes = []struct {
+	name    string
+	columns []string
+}{
+	{"link_tags_org_id_tag_created_at_link_id_idx", []string{"org_id", "tag", "created_at", "link_id"}},
+	{"link_tags_org_id_tag_is_active_created_at_link_id_idx", []string{"org_id", "tag", "is_active", "created_at", "link_id"}},
+}
 
 // linkTrigramIndexes are PostgreSQL's trigram indexes: name, table and
 // the expression indexed.
@@ -121,18 +131,18 @@ func linkSearchUp(ctx context.Context, db *bun.DB) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.NewCreateIndex().Table("link_tags").Index(linkTagsIndex).
-			Column("org_id", "tag", "created_at", "link_id").Exec(ctx)
-		if err != nil {
-			return err
+		for _, ix := range linkTagsIndexes {
+			if _, err := tx.NewCreateIndex().Table("link_tags").Index(ix.name).Column(ix.columns...).Exec(ctx); err != nil {
+				return err
+			}
 		}
 		// A link's tags are distinct (linking.NormalizeTags); DISTINCT
 		// keeps a hand-written duplicate from failing the migration.
-		backfill := `INSERT INTO link_tags (link_id, tag, org_id, created_at)
-			SELECT DISTINCT l.id, t.value, l.org_id, l.created_at FROM links AS l, json_each(l.tags) AS t`
+		backfill := `INSERT INTO link_tags (link_id, tag, org_id, is_active, created_at)
+			SELECT DISTINCT l.id, t.value, l.org_id, l.is_active, l.created_at FROM links AS l, json_each(l.tags) AS t`
 		if pg {
-			backfill = `INSERT INTO link_tags (link_id, tag, org_id, created_at)
-			SELECT DISTINCT l.id, t.value, l.org_id, l.created_at
+			backfill = `INSERT INTO link_tags (link_id, tag, org_id, is_active, created_at)
+			SELECT DISTINCT l.id, t.value, l.org_id, l.is_active, l.created_at
 			FROM links AS l, jsonb_array_elements_text(l.tags::jsonb) AS t(value)`
 		}
 		if _, err := tx.ExecContext(ctx, backfill); err != nil {
