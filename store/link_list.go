@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"strings"
 	"time"
 	"unicode"
@@ -89,8 +91,10 @@ const minTrigramSearch = 3
 // lower() and LIKE, which fold ASCII letters only.
 //
 // The total is exact. It is not counted when the page itself shows it (a
-// page shorter than the limit, not past the end); with only a tag, it is
-// counted in link_tags' index; otherwise with the page's filters.
+// page shorter than the limit, not past the end). Without a tag or a
+// search it is read from link_counts (all links, or the active ones, or
+// the difference); with a tag and no search it is counted in link_tags'
+// index; otherwise with the page's filters, from the search's matches.
 func (s *Store) ListLinks(ctx context.Context, f linking.LinkFilter) ([]linking.Link, int, error) {
 	var rows []linkRow
 	q := s.db.NewSelect().Model(&rows)
@@ -142,8 +146,36 @@ func byTagRows(f linking.LinkFilter) bool {
 	return f.Tag != "" && utf8.RuneCountInString(f.Search) < minTrigramSearch
 }
 
+// linkCountRow is a row of link_counts: how many links an organization
+// has, and how many of them are active, kept by triggers on links
+// (migration 20261203000003). An organization that never had a link has
+// no row.
+type linkCountRow struct {
+	bun.BaseModel `bun:"table:link_counts,alias:lc"`
+
+	OrgID  uuid.UUID `bun:"org_id,pk"`
+	Links  int64     `bun:"links"`
+	Active int64     `bun:"active"`
+}
+
 // countLinks returns how many links of f.OrgID match f.
 func (s *Store) countLinks(ctx context.Context, f linking.LinkFilter) (int, error) {
+	if f.Tag == "" && f.Search == "" {
+		var c linkCountRow
+		err := s.db.NewSelect().Model(&c).Where("lc.org_id = ?", f.OrgID).Scan(ctx)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return 0, nil
+		case err != nil:
+			return 0, err
+		case f.IsActive == nil:
+			return int(c.Links), nil
+		case *f.IsActive:
+			return int(c.Active), nil
+		default:
+			return int(c.Links - c.Active), nil
+		}
+	}
 	if f.Tag != "" && f.Search == "" {
 		q := s.db.NewSelect().Model((*linkTagRow)(nil)).Where("lt.org_id = ? AND lt.tag = ?", f.OrgID, f.Tag)
 		if f.IsActive != nil {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -385,6 +386,113 @@ func TestLinkSearchMigrationBackfill(t *testing.T) {
 		require.NoError(t, s.Rollback(ctx))
 		assert.False(t, tableExists(t, s, "link_tags"), "after down")
 		assert.True(t, tableExists(t, s, "links"), "after down")
+		require.NoError(t, s.Migrate(ctx))
+		check("after up again")
+	})
+}
+
+// The unfiltered total and the state filter's are read from link_counts,
+// which triggers keep through every write of links: creates, bulk
+// inserts, state changes, deletes of one link and of a domain's links,
+// concurrent creates, and another organization's deletion.
+func TestLinkCountsFollowWrites(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		o, gone := createOrg(t, s, c, "acme"), createOrg(t, s, c, "gone")
+		// totals returns the totals of all, active and paused links, each
+		// counted (a page of one, full).
+		totals := func() [3]int {
+			t.Helper()
+			var out [3]int
+			for i, state := range []*bool{nil, ptr(true), ptr(false)} {
+				_, out[i] = listIDs(t, s, o.ID, linking.LinkFilter{IsActive: state, Limit: 1})
+			}
+			return out
+		}
+		assert.Equal(t, [3]int{0, 0, 0}, totals(), "no link yet")
+
+		var links []*linking.Link
+		for i := range 4 {
+			l := newLink(c, o.ID, "hop.example", fmt.Sprintf("l%d", i))
+			l.IsActive = i != 3
+			links = append(links, createLink(t, s, l))
+		}
+		createLink(t, s, newLink(c, gone.ID, "hop.example", "gone-1"))
+		assert.Equal(t, [3]int{4, 3, 1}, totals(), "created")
+
+		bulk := []*linking.Link{newLink(c, o.ID, "hop.example", "b1"), newLink(c, o.ID, "hop.example", "b2")}
+		bulk[1].IsActive = false
+		require.NoError(t, s.BulkInsertLinks(ctx, bulk))
+		assert.Equal(t, [3]int{6, 4, 2}, totals(), "bulk inserted")
+
+		links[0].IsActive, links[0].UpdatedAt = false, c.next()
+		require.NoError(t, s.UpdateLink(ctx, links[0]))
+		links[1].Name, links[1].UpdatedAt = str("renamed"), c.next()
+		require.NoError(t, s.UpdateLink(ctx, links[1]))
+		assert.Equal(t, [3]int{6, 3, 3}, totals(), "one paused, one renamed")
+		links[3].IsActive, links[3].UpdatedAt = true, c.next()
+		require.NoError(t, s.UpdateLink(ctx, links[3]))
+		assert.Equal(t, [3]int{6, 4, 2}, totals(), "one resumed")
+
+		require.NoError(t, s.DeleteLink(ctx, o.ID, links[0].ID))
+		assert.Equal(t, [3]int{5, 4, 1}, totals(), "a paused link deleted")
+
+		d := createDomain(t, s, c, o.ID, "go.example.com")
+		for i := range 3 {
+			l := newLink(c, o.ID, d.Domain, fmt.Sprintf("d%d", i))
+			l.IsActive = i != 0
+			createLink(t, s, l)
+		}
+		assert.Equal(t, [3]int{8, 6, 2}, totals(), "on a custom domain")
+		_, err := s.DeleteDomain(ctx, o.ID, d.ID)
+		require.NoError(t, err)
+		assert.Equal(t, [3]int{5, 4, 1}, totals(), "the domain's links deleted")
+
+		require.NoError(t, s.DeleteOrganization(ctx, gone.ID))
+		assert.Equal(t, [3]int{5, 4, 1}, totals(), "another organization deleted")
+
+		var wg sync.WaitGroup
+		for i := range 8 {
+			l := newLink(c, o.ID, "hop.example", fmt.Sprintf("c%d", i))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				assert.NoError(t, s.CreateLink(ctx, l, linking.LinkQuota{}))
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, [3]int{13, 12, 1}, totals(), "concurrent creates")
+	})
+}
+
+// The counts migration counts the links already stored, rolls back on
+// its own and applies again.
+func TestLinkCountsMigrationBackfill(t *testing.T) {
+	t.Parallel()
+	eachEmptyDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		migrateTo(t, s, "20261203000002_link_search")
+		o := createOrg(t, s, c, "acme")
+		for i := range 5 {
+			l := newLink(c, o.ID, "hop.example", fmt.Sprintf("l%d", i))
+			l.IsActive = i%2 == 0
+			createLink(t, s, l)
+		}
+		require.NoError(t, s.Migrate(ctx))
+		check := func(when string) {
+			for state, want := range map[string]int{"all": 5, "active": 3, "paused": 2} {
+				f := linking.LinkFilter{Limit: 1}
+				if state != "all" {
+					f.IsActive = ptr(state == "active")
+				}
+				_, total := listIDs(t, s, o.ID, f)
+				assert.Equal(t, want, total, "%s: %s", when, state)
+			}
+		}
+		check("after the migration")
+		require.NoError(t, s.Rollback(ctx))
+		assert.False(t, tableExists(t, s, "link_counts"), "after down")
 		require.NoError(t, s.Migrate(ctx))
 		check("after up again")
 	})
