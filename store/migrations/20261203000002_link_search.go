@@ -39,8 +39,8 @@ import (
 //     extension not shipped), the migration skips these indexes and the
 //     search reads the organization's links as before, slower but the
 //     same. Running the migrations again does not retry: an operator who
-//     installs pg_trgm later creates the indexes with the statements
-//     linkTrigramIndexes prints in docs/operating.md.
+//     installs pg_trgm later creates the indexes by hand, with the
+//     statements docs/operating.md gives (linkTrigramIndexes).
 
 // linkTag is the frozen row of link_tags.
 type linkTag struct {
