@@ -53,16 +53,15 @@
 // scan raw clicks (scanClicks).
 //
 // The link list (link_list.go, ListLinks) reads an index for each filter
-// and for its exact total: link_tags (one row per tag of a link, written
-// with the link) for the tag filter; for the search, SQLite's FTS5 table
-// link_search (trigram tokenizer) kept by triggers on links, or
-// PostgreSQL's pg_trgm indexes, which the migration skips when the
-// extension cannot be created (the search then reads the organization's
-// links); and link_counts, per-organization numbers of links and of
-// active links kept by triggers on links, for the unfiltered total and
-// the state filter's. A new write of links.tags must write link_tags in
-// its transaction (replaceLinkTags); writes of the other columns are kept
-// by the triggers whatever method makes them.
+// and for its exact total: link_tags (one row per tag of a link) for the
+// tag filter; for the search, SQLite's FTS5 table link_search (trigram
+// tokenizer), or PostgreSQL's pg_trgm indexes, which the migration skips
+// when the extension cannot be created (the search then reads the
+// organization's links); and link_counts, per-organization numbers of
+// links and of active links, for the unfiltered total and the state
+// filter's. Triggers on links keep link_tags, link_search and
+// link_counts in the transaction of every write of a link, whichever
+// method (or older binary) makes it: no store method writes them.
 //
 // Webhook events (webhook_events.go): a store method whose change is
 // announced (a link created, changed or deleted, a domain verified or

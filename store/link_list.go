@@ -20,10 +20,9 @@ import (
 // organization, state and creation time, so that the list's tag filter
 // reads an index range of (org_id, tag, created_at, link_id) or (org_id,
 // tag, is_active, created_at, link_id) and counts from it (migration
-// 20261203000002). The rows of a link are written in the transaction that
-// writes the link (createLink, UpdateLink, which is also the one write of
-// a link's state, BulkInsertLinks) and deleted with the link by the
-// database's cascade.
+// 20261203000002). Triggers on links write the rows of a link in the
+// transaction that inserts it or changes its tags or state; the link's
+// deletion deletes them by cascade. The store only reads them.
 type linkTagRow struct {
 	bun.BaseModel `bun:"table:link_tags,alias:lt"`
 
@@ -32,41 +31,6 @@ type linkTagRow struct {
 	OrgID     uuid.UUID `bun:"org_id"`
 	IsActive  bool      `bun:"is_active"`
 	CreatedAt time.Time `bun:"created_at"`
-}
-
-// appendLinkTags appends to rows the link_tags rows of l, created at
-// createdAt.
-func appendLinkTags(rows []linkTagRow, l *linking.Link, createdAt time.Time) []linkTagRow {
-	for _, tag := range l.Tags {
-		rows = append(rows, linkTagRow{LinkID: l.ID, Tag: tag, OrgID: l.OrgID, IsActive: l.IsActive, CreatedAt: utc(createdAt)})
-	}
-	return rows
-}
-
-// insertLinkTags writes, in tx, the link_tags rows of l, created at
-// createdAt.
-func insertLinkTags(ctx context.Context, tx bun.Tx, l *linking.Link, createdAt time.Time) error {
-	rows := appendLinkTags(nil, l, createdAt)
-	if len(rows) == 0 {
-		return nil
-	}
-	_, err := tx.NewInsert().Model(&rows).Exec(ctx)
-	return err
-}
-
-// replaceLinkTags makes, in tx, the link_tags rows of l those of its tags
-// and state.
-func replaceLinkTags(ctx context.Context, tx bun.Tx, l *linking.Link) error {
-	if _, err := tx.NewDelete().Model((*linkTagRow)(nil)).Where("link_id = ?", l.ID).Exec(ctx); err != nil {
-		return err
-	}
-	// created_at as stored: the link's row keeps its creation time.
-	var createdAt time.Time
-	err := tx.NewSelect().Model((*linkRow)(nil)).Column("l.created_at").Where("l.id = ?", l.ID).Scan(ctx, &createdAt)
-	if err != nil {
-		return err
-	}
-	return insertLinkTags(ctx, tx, l, createdAt)
 }
 
 // minTrigramSearch is the shortest search, in characters, that a trigram

@@ -239,9 +239,6 @@ func (s *Store) createLink(ctx context.Context, l *linking.Link, quota linking.L
 		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 			return err
 		}
-		if err := insertLinkTags(ctx, tx, l, l.CreatedAt); err != nil {
-			return err
-		}
 		ev, err := linkEvent(webhook.LinkCreated, l, l.CreatedAt)
 		if err != nil {
 			return err
@@ -302,9 +299,6 @@ func (s *Store) UpdateLink(ctx context.Context, l *linking.Link) error {
 			Where("id = ? AND org_id = ?", l.ID, l.OrgID).
 			Exec(ctx)
 		if err := oneRow(res, err); err != nil {
-			return err
-		}
-		if err := replaceLinkTags(ctx, tx, l); err != nil {
 			return err
 		}
 		ev, err := linkEvent(webhook.LinkUpdated, l, l.UpdatedAt)

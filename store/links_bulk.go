@@ -13,10 +13,10 @@ const bulkLinkBatch = 1_000
 
 // BulkInsertLinks writes links as they are, in multi-row inserts of one
 // transaction: no link quota, no check of old addresses, no webhook
-// event, none of what CreateLink does besides the insert and the links'
-// rows of link_tags. It exists to load benchmark data
-// (internal/scaledata), where creating 100,000 links one transaction at a
-// time takes most of an hour on PostgreSQL; the service never calls it. A link whose address is taken fails the whole
+// event, none of what CreateLink does besides the insert. It exists to
+// load benchmark data (internal/scaledata), where creating 100,000 links
+// one transaction at a time takes most of an hour on PostgreSQL; the
+// service never calls it. A link whose address is taken fails the whole
 // call (errcode.ErrConflict).
 func (s *Store) BulkInsertLinks(ctx context.Context, links []*linking.Link) error {
 	rows := make([]*linkRow, 0, len(links))
@@ -27,10 +27,6 @@ func (s *Store) BulkInsertLinks(ctx context.Context, links []*linking.Link) erro
 		}
 		rows = append(rows, row)
 	}
-	var tags []linkTagRow
-	for _, l := range links {
-		tags = appendLinkTags(tags, l, l.CreatedAt)
-	}
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for len(rows) > 0 {
 			n := min(bulkLinkBatch, len(rows))
@@ -39,15 +35,6 @@ func (s *Store) BulkInsertLinks(ctx context.Context, links []*linking.Link) erro
 				return err
 			}
 			rows = rows[n:]
-		}
-		// After the links, which the tags reference.
-		for len(tags) > 0 {
-			n := min(bulkLinkBatch, len(tags))
-			batch := tags[:n]
-			if _, err := tx.NewInsert().Model(&batch).Exec(ctx); err != nil {
-				return err
-			}
-			tags = tags[n:]
 		}
 		return nil
 	})

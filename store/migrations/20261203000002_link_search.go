@@ -19,10 +19,15 @@ import (
 //   - link_tags: one row per tag of a link, with the link's organization,
 //     state and creation time, so that a tag's links (all, or the active
 //     or the paused ones) are an index range in the list's newest-first
-//     order and their count is read from the index. The store writes it
-//     with the link (create, update, bulk insert: UpdateLink is the one
-//     write of a link's state); the link's deletion removes its rows by
-//     cascade. Backfilled here.
+//     order and their count is read from the index. Triggers on links
+//     write it in the transaction that writes the link (an insert, an
+//     update of tags or state), so every write of a link does whichever
+//     store method makes it, and so do the older binaries still running
+//     while replicas are rolled to the new version after the migration;
+//     the link's deletion removes its rows by cascade. Backfilled here,
+//     after the triggers: on PostgreSQL, creating a trigger locks links
+//     against writes until the migration's transaction ends, so the
+//     backfill misses no link written meanwhile.
 //   - SQLite: link_search, a contentless FTS5 table with the trigram
 //     tokenizer (case folded, so Unicode letters fold too, where lower()
 //     folds only ASCII) over slug, name, destination and the tags joined
@@ -76,6 +81,55 @@ var linkTrigramIndexes = []struct{ name, table, expr string }{
 	{"link_tags_tag_trgm_idx", "link_tags", "lower(tag)"},
 }
 
+// sqliteLinkTags are SQLite's triggers that write link_tags.
+var sqliteLinkTags = []string{
+	`CREATE TRIGGER link_tags_insert AFTER INSERT ON links BEGIN
+		INSERT INTO link_tags (link_id, tag, org_id, is_active, created_at)
+		SELECT DISTINCT new.id, value, new.org_id, new.is_active, new.created_at FROM json_each(new.tags);
+	END`,
+	`CREATE TRIGGER link_tags_update AFTER UPDATE OF tags, is_active ON links
+	WHEN old.tags IS NOT new.tags OR old.is_active IS NOT new.is_active BEGIN
+		DELETE FROM link_tags WHERE link_id = new.id;
+		INSERT INTO link_tags (link_id, tag, org_id, is_active, created_at)
+		SELECT DISTINCT new.id, value, new.org_id, new.is_active, new.created_at FROM json_each(new.tags);
+	END`,
+}
+
+// pgLinkTags are PostgreSQL's trigger functions and triggers that write
+// link_tags: per statement on insert, so that a multi-row insert expands
+// its tags in one statement; per row on update, only of a link whose tags
+// or state changed.
+var pgLinkTags = []string{
+	`CREATE FUNCTION link_tags_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		INSERT INTO link_tags (link_id, tag, org_id, is_active, created_at)
+		SELECT DISTINCT a.id, t.value, a.org_id, a.is_active, a.created_at
+		FROM link_tags_added AS a, jsonb_array_elements_text(a.tags::jsonb) AS t(value);
+		RETURN NULL;
+	END $$`,
+	`CREATE TRIGGER link_tags_insert AFTER INSERT ON links
+	REFERENCING NEW TABLE AS link_tags_added FOR EACH STATEMENT EXECUTE FUNCTION link_tags_insert()`,
+	`CREATE FUNCTION link_tags_update() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN
+		DELETE FROM link_tags WHERE link_id = NEW.id;
+		INSERT INTO link_tags (link_id, tag, org_id, is_active, created_at)
+		SELECT DISTINCT NEW.id, t.value, NEW.org_id, NEW.is_active, NEW.created_at
+		FROM jsonb_array_elements_text(NEW.tags::jsonb) AS t(value);
+		RETURN NULL;
+	END $$`,
+	`CREATE TRIGGER link_tags_update AFTER UPDATE OF tags, is_active ON links FOR EACH ROW
+	WHEN (OLD.tags IS DISTINCT FROM NEW.tags OR OLD.is_active IS DISTINCT FROM NEW.is_active)
+	EXECUTE FUNCTION link_tags_update()`,
+}
+
+// pgLinkTagsDown drops what pgLinkTags creates.
+var pgLinkTagsDown = []string{
+	`DROP TRIGGER IF EXISTS link_tags_insert ON links`,
+	`DROP TRIGGER IF EXISTS link_tags_update ON links`,
+	`DROP FUNCTION IF EXISTS link_tags_insert()`,
+	`DROP FUNCTION IF EXISTS link_tags_update()`,
+}
+
 // sqliteLinkSearch creates SQLite's search table, its keys and the
 // triggers that keep them, and fills them from the links.
 var sqliteLinkSearch = []string{
@@ -112,6 +166,8 @@ var sqliteLinkSearch = []string{
 
 // sqliteLinkSearchDown drops what sqliteLinkSearch creates.
 var sqliteLinkSearchDown = []string{
+	`DROP TRIGGER IF EXISTS link_tags_insert`,
+	`DROP TRIGGER IF EXISTS link_tags_update`,
 	`DROP TRIGGER IF EXISTS links_search_insert`,
 	`DROP TRIGGER IF EXISTS links_search_update`,
 	`DROP TRIGGER IF EXISTS links_search_delete`,
@@ -133,6 +189,15 @@ func linkSearchUp(ctx context.Context, db *bun.DB) error {
 		}
 		for _, ix := range linkTagsIndexes {
 			if _, err := tx.NewCreateIndex().Table("link_tags").Index(ix.name).Column(ix.columns...).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		triggers := sqliteLinkTags
+		if pg {
+			triggers = pgLinkTags
+		}
+		for _, q := range triggers {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
@@ -200,6 +265,11 @@ func linkSearchDown(ctx context.Context, db *bun.DB) error {
 			// The extension stays: other schemas of the database may use it.
 			for _, ix := range linkTrigramIndexes {
 				if _, err := tx.NewDropIndex().Index(ix.name).IfExists().Exec(ctx); err != nil {
+					return err
+				}
+			}
+			for _, q := range pgLinkTagsDown {
+				if _, err := tx.ExecContext(ctx, q); err != nil {
 					return err
 				}
 			}
