@@ -497,3 +497,26 @@ func TestLinkCountsMigrationBackfill(t *testing.T) {
 		check("after up again")
 	})
 }
+
+// When PostgreSQL cannot create pg_trgm, migration 20261203000002 goes on
+// without the trigram indexes: the search finds the same links without
+// them, reading the organization's links.
+func TestListLinksSearchWithoutTrigramIndexes(t *testing.T) {
+	t.Parallel()
+	s := storetest.Postgres(t)
+	ctx, c := t.Context(), newClock()
+	for _, index := range []string{"links_slug_trgm_idx", "links_name_trgm_idx", "links_destination_url_trgm_idx", "link_tags_tag_trgm_idx"} {
+		_, err := s.DB().ExecContext(ctx, "DROP INDEX "+index)
+		require.NoError(t, err)
+	}
+	o := createOrg(t, s, c, "acme")
+	l := newLink(c, o.ID, "hop.example", "spring")
+	l.Name, l.Tags = str("Gift Card 12"), []string{"Retail"}
+	createLink(t, s, l)
+	createLink(t, s, newLink(c, o.ID, "hop.example", "other"))
+	for _, search := range []string{"gift card", "ETAI", "spr", "re"} {
+		ids, total := listIDs(t, s, o.ID, linking.LinkFilter{Search: search})
+		assert.Equal(t, idsOf(l), ids, search)
+		assert.Equal(t, 1, total, search)
+	}
+}
