@@ -52,6 +52,17 @@
 // past retention. analytics.go says which queries they answer and which
 // scan raw clicks (scanClicks).
 //
+// The link list (link_list.go, ListLinks) reads an index for each filter
+// and for its exact total: link_tags (one row per tag of a link) for the
+// tag filter; for the search, SQLite's FTS5 table link_search (trigram
+// tokenizer), or PostgreSQL's pg_trgm indexes, which the migration skips
+// when the extension cannot be created (the search then reads the
+// organization's links); and link_counts, per-organization numbers of
+// links and of active links, for the unfiltered total and the state
+// filter's. Triggers on links keep link_tags, link_search and
+// link_counts in the transaction of every write of a link, whichever
+// method (or older binary) makes it: no store method writes them.
+//
 // Webhook events (webhook_events.go): a store method whose change is
 // announced (a link created, changed or deleted, a domain verified or
 // suspended, a member joining or leaving, an install claimed, an unmatched

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -262,60 +261,6 @@ func (s *Store) LinkByID(ctx context.Context, orgID, id uuid.UUID) (*linking.Lin
 	return &l, nil
 }
 
-// ListLinks implements linking.LinkStore. The search lowers both sides with
-// the database's lower(): ASCII letters on SQLite, and on PostgreSQL what the
-// database's collation lowers.
-func (s *Store) ListLinks(ctx context.Context, f linking.LinkFilter) ([]linking.Link, int, error) {
-	var rows []linkRow
-	pg := s.db.Dialect().Name() == dialect.PG
-	q := s.db.NewSelect().Model(&rows).Where("l.org_id = ?", f.OrgID)
-	if f.IsActive != nil {
-		q.Where("l.is_active = ?", *f.IsActive)
-	}
-	if f.Tag != "" {
-		if pg {
-			q.Where("EXISTS (SELECT 1 FROM jsonb_array_elements_text(l.tags::jsonb) AS t(value) WHERE t.value = ?)", f.Tag)
-		} else {
-			q.Where("EXISTS (SELECT 1 FROM json_each(l.tags) AS t WHERE t.value = ?)", f.Tag)
-		}
-	}
-	if f.Search != "" {
-		pattern := "%" + escapeLike(f.Search) + "%"
-		tagMatch := "EXISTS (SELECT 1 FROM json_each(l.tags) AS t WHERE lower(t.value) LIKE lower(?) ESCAPE '\\')"
-		if pg {
-			tagMatch = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(l.tags::jsonb) AS t(value) WHERE lower(t.value) LIKE lower(?) ESCAPE '\\')"
-		}
-		q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			return q.Where("lower(l.slug) LIKE lower(?) ESCAPE '\\'", pattern).
-				WhereOr("lower(l.name) LIKE lower(?) ESCAPE '\\'", pattern).
-				WhereOr("lower(l.destination_url) LIKE lower(?) ESCAPE '\\'", pattern).
-				WhereOr(tagMatch, pattern)
-		})
-	}
-	switch f.Sort {
-	case linking.LinkSortOldest:
-		q.OrderExpr("l.created_at ASC, l.id ASC")
-	case linking.LinkSortUpdated:
-		q.OrderExpr("l.updated_at DESC, l.id DESC")
-	case linking.LinkSortSlug:
-		q.OrderExpr("l.slug ASC, l.domain ASC, l.id ASC")
-	default:
-		q.OrderExpr("l.created_at DESC, l.id DESC")
-	}
-	q.Limit(int64(f.Limit)).Offset(int64(f.Offset))
-	total, err := q.ScanAndCount(ctx)
-	if err != nil {
-		return nil, 0, s.err("list links", err)
-	}
-	links := make([]linking.Link, len(rows))
-	for i := range rows {
-		if links[i], err = toLink(&rows[i]); err != nil {
-			return nil, 0, err
-		}
-	}
-	return links, int(total), nil
-}
-
 // LinksByIDs implements linking.LinkStore.
 func (s *Store) LinksByIDs(ctx context.Context, orgID uuid.UUID, ids []uuid.UUID) ([]linking.Link, error) {
 	if len(ids) == 0 {
@@ -341,15 +286,6 @@ func (s *Store) LinksByIDs(ctx context.Context, orgID uuid.UUID, ids []uuid.UUID
 		links = append(links, l)
 	}
 	return links, nil
-}
-
-// escapeLike escapes the LIKE wildcards % and _ and the escape character
-// itself, so that a search matches them literally.
-func escapeLike(s string) string {
-	if !strings.ContainsAny(s, `%_\`) {
-		return s
-	}
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // UpdateLink implements linking.LinkStore.

@@ -88,6 +88,13 @@ func PostgresDSN(t testing.TB) string {
 
 	admin, err := store.Open(context.Background(), dsn)
 	require.NoError(t, err)
+	// pg_trgm (store migration 20261203000002) lives once in a database,
+	// in the schema that creates it: created by a test's migration, it
+	// would be in that test's schema and dropped with it, under the
+	// indexes of every other test's schema. Installed in public first,
+	// as an operator would, it is shared; two tests racing to create it
+	// leave it created either way.
+	_, _ = admin.DB().ExecContext(context.Background(), "CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
 	schema := bun.Ident("t_" + randomHex(t))
 	_, err = admin.DB().ExecContext(context.Background(), "CREATE SCHEMA ?", schema)
 	if err != nil {
