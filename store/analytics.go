@@ -208,38 +208,58 @@ func (s *Store) CountClicksBy(ctx context.Context, set analytics.ClickSet, by an
 	// the first and after the last from click_rollup_dim_hours, the
 	// quarter hours left at the edges from click_rollup_dims.
 	from, to := set.Window.From.UTC(), set.Window.To.UTC()
-	type valueRow struct {
-		Value    string `bun:"value"`
-		Clicks   int64  `bun:"clicks"`
-		Installs int64  `bun:"installs"`
-	}
-	var rows []valueRow
-	// read adds the sums per value of table's rows whose column col is in
-	// [from, to).
+	counts := map[string]*analytics.ValueCount{}
+	// read adds the counts per value of table's rows whose column col is
+	// in [from, to). PostgreSQL sums them per value; SQLite returns the
+	// rows, summed here: its GROUP BY sorts them first, in a buffer that
+	// grows by reallocation, and growing and freeing it was 40% of the
+	// breakdowns' time in a profile.
+	pg := s.db.Dialect().Name() == dialect.PG
 	read := func(table, col string, from, to time.Time) error {
 		if !from.Before(to) {
 			return nil
 		}
 		q := s.db.NewSelect().TableExpr(table).
-			Column("value").ColumnExpr("sum(clicks) AS clicks").ColumnExpr("sum(installs) AS installs").
 			Where("org_id = ? AND dim = ?", set.OrgID, string(by)).
-			Where("? >= ? AND ? < ?", bun.Ident(col), from.Unix(), bun.Ident(col), to.Unix()).
-			GroupExpr("value")
+			Where("? >= ? AND ? < ?", bun.Ident(col), from.Unix(), bun.Ident(col), to.Unix())
+		if pg {
+			q = q.Column("value").ColumnExpr("sum(clicks)").ColumnExpr("sum(installs)").GroupExpr("value")
+		} else {
+			q = q.Column("value", "clicks", "installs")
+		}
 		if values != nil {
 			q = q.Where("value IN (?)", bun.List(values))
 		}
-		var part []valueRow
-		if err := q.Scan(ctx, &part); err != nil {
+		rows, err := q.Rows(ctx)
+		if err != nil {
 			return err
 		}
-		rows = append(rows, part...)
-		return nil
+		defer func() { _ = rows.Close() }()
+		var value string
+		var clicks, installs int64
+		for rows.Next() {
+			if err := rows.Scan(&value, &clicks, &installs); err != nil {
+				return err
+			}
+			vc := counts[value]
+			if vc == nil {
+				vc = &analytics.ValueCount{}
+				if value != "" {
+					v := value
+					vc.Value = &v
+				}
+				counts[value] = vc
+			}
+			vc.Clicks += clicks
+			vc.Installs += installs
+		}
+		return rows.Err()
 	}
 	// The quarter hours are one range of the index on (org_id, dim,
 	// slot), which SQLite is told to use: without statistics it would read
 	// every quarter hour of the dimension through the primary key.
 	quarters := "click_rollup_dims AS rd"
-	if s.db.Dialect().Name() != dialect.PG {
+	if !pg {
 		quarters += " INDEXED BY click_rollup_dims_org_id_dim_slot_idx"
 	}
 	const hours, days = "click_rollup_dim_hours AS rdh", "click_rollup_dim_days AS rdd"
@@ -256,20 +276,6 @@ func (s *Store) CountClicksBy(ctx context.Context, set analytics.ClickSet, by an
 		if err != nil {
 			return nil, s.err("count clicks by "+string(by), err)
 		}
-	}
-	counts := map[string]*analytics.ValueCount{}
-	for _, r := range rows {
-		vc := counts[r.Value]
-		if vc == nil {
-			vc = &analytics.ValueCount{}
-			if r.Value != "" {
-				v := r.Value
-				vc.Value = &v
-			}
-			counts[r.Value] = vc
-		}
-		vc.Clicks += r.Clicks
-		vc.Installs += r.Installs
 	}
 	return valueCounts(counts), nil
 }
