@@ -18,9 +18,10 @@ import (
 // The click rollups (migration 20261126000001) hold, per organization, the
 // clicks and the installs attributed to them per UTC quarter hour
 // (click_rollup_slots), per dimension value and quarter hour
-// (click_rollup_dims) and per dimension value and UTC day
-// (click_rollup_dim_days), slots and days as the Unix second they start
-// at. A value is "" when it is unknown (an empty
+// (click_rollup_dims), per dimension value and UTC hour
+// (click_rollup_dim_hours, migration 20261203000004) and per dimension
+// value and UTC day (click_rollup_dim_days), slots, hours and days as the
+// Unix second they start at. A value is "" when it is unknown (an empty
 // field, a link without an app). They change only inside the transaction
 // that changes what they count: the batch that stores clicks
 // (onClicksStored), the claim that attributes an install to a click
@@ -49,6 +50,19 @@ type rollupDimRow struct {
 	Dim      string    `bun:"dim,pk"`
 	Value    string    `bun:"value,pk"`
 	Slot     int64     `bun:"slot,pk"`
+	Clicks   int64     `bun:"clicks"`
+	Installs int64     `bun:"installs"`
+}
+
+// rollupHourRow is a row of click_rollup_dim_hours; Hour is the start of
+// a UTC hour.
+type rollupHourRow struct {
+	bun.BaseModel `bun:"table:click_rollup_dim_hours,alias:rdh"`
+
+	OrgID    uuid.UUID `bun:"org_id,pk"`
+	Dim      string    `bun:"dim,pk"`
+	Hour     int64     `bun:"hour,pk"`
+	Value    string    `bun:"value,pk"`
 	Clicks   int64     `bun:"clicks"`
 	Installs int64     `bun:"installs"`
 }
@@ -87,7 +101,7 @@ type rollupDimKey struct {
 	org   uuid.UUID
 	dim   analytics.Dimension
 	value string
-	slot  int64 // a quarter hour of click_rollup_dims or a day of click_rollup_dim_days
+	slot  int64 // a quarter hour, an hour or a day, as the table holds it
 }
 
 type rollupCounts struct{ clicks, installs int64 }
@@ -197,11 +211,12 @@ func (d *rollupDelta) add(c *analytics.Click, clicks, installs int64) {
 }
 
 // rows derives the rows of each table from the tuples: one per quarter
-// hour, per dimension value and quarter hour, and per dimension value and
-// UTC day.
-func (d *rollupDelta) rows() (slots []rollupSlotRow, dims []rollupDimRow, days []rollupDayRow) {
+// hour, per dimension value and quarter hour, per dimension value and UTC
+// hour, and per dimension value and UTC day.
+func (d *rollupDelta) rows() (slots []rollupSlotRow, dims []rollupDimRow, hours []rollupHourRow, days []rollupDayRow) {
 	slotSums := map[rollupSlotKey]*rollupCounts{}
 	dimSums := map[rollupDimKey]*rollupCounts{}
+	hourSums := map[rollupDimKey]*rollupCounts{}
 	daySums := map[rollupDimKey]*rollupCounts{}
 	bump := func(m map[rollupDimKey]*rollupCounts, k rollupDimKey, n *rollupCounts) {
 		sum := m[k]
@@ -227,6 +242,10 @@ func (d *rollupDelta) rows() (slots []rollupSlotRow, dims []rollupDimRow, days [
 		}
 	}
 	for k, n := range dimSums {
+		k.slot -= k.slot % 3600
+		bump(hourSums, k, n)
+	}
+	for k, n := range hourSums {
 		k.slot = utcDay(time.Unix(k.slot, 0)).Unix()
 		bump(daySums, k, n)
 	}
@@ -239,12 +258,17 @@ func (d *rollupDelta) rows() (slots []rollupSlotRow, dims []rollupDimRow, days [
 		dims = append(dims, rollupDimRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Slot: k.slot,
 			Clicks: n.clicks, Installs: n.installs})
 	}
+	hours = make([]rollupHourRow, 0, len(hourSums))
+	for k, n := range hourSums {
+		hours = append(hours, rollupHourRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Hour: k.slot,
+			Clicks: n.clicks, Installs: n.installs})
+	}
 	days = make([]rollupDayRow, 0, len(daySums))
 	for k, n := range daySums {
 		days = append(days, rollupDayRow{OrgID: k.org, Dim: string(k.dim), Value: k.value, Day: k.slot,
 			Clicks: n.clicks, Installs: n.installs})
 	}
-	return slots, dims, days
+	return slots, dims, hours, days
 }
 
 // apply writes d: one upsert per table, its rows in key order.
@@ -252,7 +276,7 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 	if len(d.tuples) == 0 {
 		return nil
 	}
-	slots, dims, days := d.rows()
+	slots, dims, hours, days := d.rows()
 	sort.Slice(slots, func(i, j int) bool {
 		a, b := &slots[i], &slots[j]
 		if a.OrgID != b.OrgID {
@@ -272,6 +296,18 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 		}
 		return a.Slot < b.Slot
 	})
+	sort.Slice(hours, func(i, j int) bool {
+		a, b := &hours[i], &hours[j]
+		switch {
+		case a.OrgID != b.OrgID:
+			return bytes.Compare(a.OrgID[:], b.OrgID[:]) < 0
+		case a.Dim != b.Dim:
+			return a.Dim < b.Dim
+		case a.Hour != b.Hour:
+			return a.Hour < b.Hour
+		}
+		return a.Value < b.Value
+	})
 	sort.Slice(days, func(i, j int) bool {
 		a, b := &days[i], &days[j]
 		switch {
@@ -289,6 +325,8 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 			Set("clicks = rs.clicks + EXCLUDED.clicks").Set("installs = rs.installs + EXCLUDED.installs"),
 		tx.NewInsert().Model(&dims).On("CONFLICT (org_id, dim, value, slot) DO UPDATE").
 			Set("clicks = rd.clicks + EXCLUDED.clicks").Set("installs = rd.installs + EXCLUDED.installs"),
+		tx.NewInsert().Model(&hours).On("CONFLICT (org_id, dim, hour, value) DO UPDATE").
+			Set("clicks = rdh.clicks + EXCLUDED.clicks").Set("installs = rdh.installs + EXCLUDED.installs"),
 		tx.NewInsert().Model(&days).On("CONFLICT (org_id, dim, day, value) DO UPDATE").
 			Set("clicks = rdd.clicks + EXCLUDED.clicks").Set("installs = rdd.installs + EXCLUDED.installs"),
 	} {
@@ -352,7 +390,7 @@ func (s *Store) onClicksRemoved(ctx context.Context, tx bun.Tx, removed []analyt
 		return err
 	}
 	for org := range orgs {
-		for _, table := range []string{"click_rollup_slots", "click_rollup_dims", "click_rollup_dim_days"} {
+		for _, table := range []string{"click_rollup_slots", "click_rollup_dims", "click_rollup_dim_hours", "click_rollup_dim_days"} {
 			if _, err := tx.NewDelete().TableExpr(table).
 				Where("org_id = ? AND clicks <= 0 AND installs <= 0", org).Exec(ctx); err != nil {
 				return err
@@ -416,8 +454,8 @@ func (s *Store) onInstallAttributed(ctx context.Context, tx bun.Tx, orgID uuid.U
 }
 
 // deleteRollupsBefore deletes organization orgID's rollup rows of the
-// quarter hours that start before before, and of the days that end at or
-// before it, in statements of at most limit rows each, until none is
+// quarter hours that start before before, and of the hours and days that
+// end before it, in statements of at most limit rows each, until none is
 // left. Each statement picks its rows by their whole key; on PostgreSQL
 // FOR UPDATE SKIP LOCKED, as the purge's other statements do, so that two
 // purges at once take different rows. The purge calls it with the start of
@@ -432,6 +470,7 @@ func (s *Store) deleteRollupsBefore(ctx context.Context, orgID uuid.UUID, before
 	}{
 		{"click_rollup_slots", "slot", "org_id, slot", before.Unix()},
 		{"click_rollup_dims", "slot", "org_id, dim, value, slot", before.Unix()},
+		{"click_rollup_dim_hours", "hour", "org_id, dim, hour, value", before.Add(-time.Hour).Unix()},
 		{"click_rollup_dim_days", "day", "org_id, dim, day, value", before.Add(-24 * time.Hour).Unix()},
 	} {
 		for {

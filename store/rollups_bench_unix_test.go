@@ -24,7 +24,7 @@ import (
 // recorder's default) and 5,000 clicks with varied values (50 links, three
 // platforms, 40 countries, a few browsers, referers and UTM values), a
 // batch's clicks within one second, the clock moving on a second a batch.
-// "rollups" writes only the three rollup upserts of a batch in their own
+// "rollups" writes only the rollup upserts of a batch in their own
 // transaction; "insert-clicks" is the whole InsertClicks, rows and
 // rollups. It reports the process's CPU time per click ("cpu-µs/click",
 // user and system; on PostgreSQL the server's share is not in it) and the
@@ -94,7 +94,7 @@ func benchRollupWrite(b *testing.B, db string, size int, rollupsOnly bool) {
 		return err
 	}
 	// upserted counts the rows a batch's upserts name: one per quarter
-	// hour, and one per dimension value in each of the two tables.
+	// hour, and one per dimension value in each of the three tables.
 	var upserted int
 	count := func() {
 		keys := map[string]bool{}
@@ -104,6 +104,7 @@ func benchRollupWrite(b *testing.B, db string, size int, rollupsOnly bool) {
 			keys["slot "+analytics.SlotOf(c.OccurredAt).String()] = true
 			for _, d := range analytics.Dimensions() {
 				keys[string(d)+" "+store.RollupValue(&c, d)+" "+analytics.SlotOf(c.OccurredAt).String()] = true
+				keys["hour "+string(d)+" "+store.RollupValue(&c, d)+" "+c.OccurredAt.Truncate(time.Hour).String()] = true
 				keys["day "+string(d)+" "+store.RollupValue(&c, d)+" "+c.OccurredAt.Format(time.DateOnly)] = true
 			}
 		}

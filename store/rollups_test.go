@@ -143,10 +143,15 @@ func TestRollupsEqualRawCounts(t *testing.T) {
 			return w.start.Add(time.Duration(d)*24*time.Hour + time.Duration(hh)*time.Hour + time.Duration(mm)*time.Minute)
 		}
 		windows := []analytics.Window{
-			{From: h(0, 0, 0), To: h(3, 0, 0)},    // whole days
-			{From: h(0, 5, 15), To: h(2, 17, 45)}, // partial days at both edges
-			{From: h(1, 3, 0), To: h(1, 9, 30)},   // inside one day
-			{From: h(-5, 0, 0), To: h(1, 0, 0)},   // before the first click
+			{From: h(0, 0, 0), To: h(3, 0, 0)},     // whole days
+			{From: h(0, 5, 15), To: h(2, 17, 45)},  // days, hours and quarter hours at both edges
+			{From: h(0, 5, 0), To: h(2, 18, 0)},    // days and whole hours at the edges
+			{From: h(0, 23, 45), To: h(2, 0, 30)},  // a day, a quarter hour before, half an hour after
+			{From: h(1, 3, 0), To: h(1, 9, 30)},    // hours inside one day, quarter hours after
+			{From: h(1, 21, 30), To: h(2, 2, 15)},  // hours across midnight, no whole day
+			{From: h(1, 3, 45), To: h(1, 4, 15)},   // across an hour, no whole hour
+			{From: h(1, 10, 15), To: h(1, 10, 45)}, // inside one hour
+			{From: h(-5, 0, 0), To: h(1, 0, 0)},    // before the first click
 		}
 		reaches := []*uuid.UUID{nil, &w.members[0]}
 
@@ -191,6 +196,8 @@ func TestRollupsEqualRawCounts(t *testing.T) {
 				}
 			}
 		}
+
+		assertHoursSumQuarters(t, s)
 
 		// The raw count itself agrees with the clicks written.
 		byCountry, err := s.CountClicksByScan(ctx, all, analytics.DimCountry)
@@ -246,13 +253,24 @@ func TestRollupsRemoveClicks(t *testing.T) {
 		got, err = s.CountClicksBy(ctx, edges, analytics.DimLink)
 		require.NoError(t, err)
 		assert.NotContains(t, valueMap(got), gone.String(), "the quarter hours at the edges")
+		edges.Window = analytics.Window{From: w.start.Add(2*time.Hour + 15*time.Minute), To: w.start.Add(70*time.Hour + 15*time.Minute)}
+		got, err = s.CountClicksBy(ctx, edges, analytics.DimLink)
+		require.NoError(t, err)
+		// The raw clicks are still there: the scan counts the link gone.
+		want, err := s.CountClicksByScan(ctx, edges, analytics.DimLink)
+		require.NoError(t, err)
+		wantLeft := valueMap(want)
+		require.Contains(t, wantLeft, gone.String())
+		delete(wantLeft, gone.String())
+		assert.Equal(t, wantLeft, valueMap(got), "the hours at the edges")
+		assertHoursSumQuarters(t, s)
 		one := set
 		one.Filter.LinkID = &gone
 		slots, err := s.CountClickSlots(ctx, one)
 		require.NoError(t, err)
 		assert.Empty(t, slots)
 
-		for _, table := range []string{"click_rollup_slots", "click_rollup_dims", "click_rollup_dim_days"} {
+		for _, table := range []string{"click_rollup_slots", "click_rollup_dims", "click_rollup_dim_hours", "click_rollup_dim_days"} {
 			n, err := s.DB().NewSelect().TableExpr(table).Where("clicks <= 0 AND installs <= 0").Count(ctx)
 			require.NoError(t, err)
 			assert.Zero(t, n, table)
@@ -292,7 +310,7 @@ func TestRollupsCountAttributedInstalls(t *testing.T) {
 }
 
 // The purge deletes the rollups of the quarter hours before retention,
-// and the days that end before it, keeping the rest.
+// and the hours and days that end before it, keeping the rest.
 func TestRollupsPurged(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
@@ -319,6 +337,8 @@ func TestRollupsPurged(t *testing.T) {
 		assert.Equal(t, int64(1), count("click_rollup_slots", "slot >= ?", before.Unix()))
 		assert.Zero(t, count("click_rollup_dims", "slot < ?", before.Unix()))
 		assert.Equal(t, int64(len(analytics.Dimensions())), count("click_rollup_dims", "slot >= ?", before.Unix()))
+		assert.Zero(t, count("click_rollup_dim_hours", "hour < ?", before.Unix()), "the hours that ended before")
+		assert.Equal(t, int64(len(analytics.Dimensions())), count("click_rollup_dim_hours", "hour >= ?", before.Unix()))
 		assert.Zero(t, count("click_rollup_dim_days", "day < ?", day.Unix()), "the day that ended before")
 		assert.Equal(t, int64(2*len(analytics.Dimensions())), count("click_rollup_dim_days", "day >= ?", day.Unix()),
 			"a day that ends after the cut stays, as does the next")
@@ -373,5 +393,101 @@ func TestClickRollupsMigrationBackfill(t *testing.T) {
 		n, err := s.DB().NewSelect().TableExpr("click_rollup_dim_days").Where("dim = 'country'").Count(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 4, int(n), "US on the first day; US, GB and unknown on the next")
+	})
+}
+
+// assertHoursSumQuarters checks that every row of click_rollup_dim_hours
+// holds the sum of its hour's rows of click_rollup_dims, and that no
+// hour of click_rollup_dims is missing from it.
+func assertHoursSumQuarters(t *testing.T, s *store.Store) {
+	t.Helper()
+	type row struct {
+		OrgID    uuid.UUID `bun:"org_id"`
+		Dim      string    `bun:"dim"`
+		At       int64     `bun:"at"`
+		Value    string    `bun:"value"`
+		Clicks   int64     `bun:"clicks"`
+		Installs int64     `bun:"installs"`
+	}
+	type key struct {
+		org        uuid.UUID
+		dim, value string
+		hour       int64
+	}
+	read := func(table, at string) map[key][2]int64 {
+		var rows []row
+		require.NoError(t, s.DB().NewSelect().TableExpr(table).Column("org_id", "dim", "value", "clicks", "installs").
+			ColumnExpr(at+" AS at").Scan(t.Context(), &rows))
+		out := map[key][2]int64{}
+		for _, r := range rows {
+			k := key{r.OrgID, r.Dim, r.Value, r.At - r.At%3600}
+			n := out[k]
+			out[k] = [2]int64{n[0] + r.Clicks, n[1] + r.Installs}
+		}
+		return out
+	}
+	quarters := read("click_rollup_dims", "slot")
+	require.NotEmpty(t, quarters)
+	assert.Equal(t, quarters, read("click_rollup_dim_hours", "hour"))
+}
+
+// The hour rollups migration counts every hour of click_rollup_dims, the
+// sum of its quarter hours, into click_rollup_dim_hours, which answers
+// the breakdowns at the windows' edges; it rolls back and applies again.
+func TestClickRollupHoursMigrationBackfill(t *testing.T) {
+	t.Parallel()
+	eachEmptyDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		// Clicks stored before the rollups: the rollups migration counts
+		// them into click_rollup_dims, and this one into the hours.
+		migrateTo(t, s, "20261125000005_install_ip_index")
+		o := createOrg(t, s, c, "acme")
+		l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring"))
+		base := time.Date(2026, 11, 21, 21, 50, 0, 0, time.UTC)
+		var ids []uuid.UUID
+		for i := range 16 {
+			id := uuid.Must(uuid.NewV7())
+			ids = append(ids, id)
+			k := map[string]any{"id": id, "org_id": o.ID, "link_id": l.ID, "domain": l.Domain, "slug": l.Slug,
+				"occurred_at": base.Add(time.Duration(i) * 17 * time.Minute), "source": "redirect", "platform": "ios",
+				"os": "iOS", "os_version": "", "device_model": "", "browser": "", "in_app_browser": "", "ip": "",
+				"ip_key": "", "user_agent": "", "accept_language": "", "referer": "https://news.example/a", "referer_host": "news.example",
+				"country": []string{"US", "US", "GB", ""}[i%4], "utm_source": "", "utm_medium": "", "utm_campaign": "",
+				"utm_term": "", "utm_content": ""}
+			_, err := s.DB().NewInsert().Model(&k).TableExpr("clicks").Exec(ctx)
+			require.NoError(t, err)
+		}
+		for _, i := range []int{1, 6, 13} {
+			install := map[string]any{"id": uuid.Must(uuid.NewV7()), "org_id": o.ID, "click_id": ids[i],
+				"match_type": "deterministic", "match_confidence": 1.0, "match_guaranteed": true,
+				"installed_at": base.Add(6 * time.Hour), "ip": "", "platform": "ios"}
+			_, err := s.DB().NewInsert().Model(&install).TableExpr("installs").Exec(ctx)
+			require.NoError(t, err)
+		}
+		require.NoError(t, s.Migrate(ctx))
+		assertHoursSumQuarters(t, s)
+
+		// 21:45 to 02:15 of the next day: a quarter hour at each edge and
+		// whole hours across midnight; then 22:00 to 01:00, whole hours
+		// alone.
+		for _, w := range []analytics.Window{
+			{From: base.Add(-5 * time.Minute), To: base.Add(4*time.Hour + 25*time.Minute)},
+			{From: base.Add(10 * time.Minute), To: base.Add(3*time.Hour + 10*time.Minute)},
+		} {
+			set := analytics.ClickSet{OrgID: o.ID, Window: w}
+			for _, by := range []analytics.Dimension{analytics.DimCountry, analytics.DimRefererHost, analytics.DimLink} {
+				got, err := s.CountClicksBy(ctx, set, by)
+				require.NoError(t, err)
+				want, err := s.CountClicksByScan(ctx, set, by)
+				require.NoError(t, err)
+				require.NotEmpty(t, want)
+				assert.Equal(t, valueMap(want), valueMap(got), "by %s, %s", by, w.From)
+			}
+		}
+		n, err := s.DB().NewSelect().TableExpr("click_rollup_dim_hours").Where("dim = 'country' AND value = 'US'").Count(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 5, int(n), "US in every hour from 21:00 to 02:00")
+		assertMigratesDownAndUp(t, s, "click_rollup_dim_hours")
+		assertHoursSumQuarters(t, s)
 	})
 }

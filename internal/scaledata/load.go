@@ -119,7 +119,7 @@ func Load(ctx context.Context, s *store.Store, cfg Config) (*World, error) {
 	}
 	// What autovacuum does to the tables that grew: the visibility map and
 	// the statistics.
-	for _, table := range []string{"links", "clicks", "click_rollup_slots", "click_rollup_dims", "click_rollup_dim_days"} {
+	for _, table := range []string{"links", "clicks", "click_rollup_slots", "click_rollup_dims", "click_rollup_dim_hours", "click_rollup_dim_days"} {
 		if _, err := s.DB().ExecContext(ctx, "VACUUM ANALYZE "+table); err != nil {
 			return nil, err
 		}
