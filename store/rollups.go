@@ -296,7 +296,7 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 			return err
 		}
 	}
-	return nil
+	return applyLinkRollups(ctx, tx, d.tuples)
 }
 
 // onClicksStored adds stored, the normalized clicks a batch has just
