@@ -31,8 +31,16 @@ var _ analytics.QueryStore = (*Store)(nil)
 //     whole UTC days of the window and click_rollup_dims for the quarter
 //     hours at its edges; a member's breakdown by link does the same for
 //     their links;
-//   - every other combination (several filters, a filter with a member's
-//     reach, a breakdown with a filter) is scanned.
+//   - a breakdown whose clicks are those of at most maxRollupLinks links
+//     (a link_id filter, a tag filter, both, or a member's reach alone or
+//     with them: rollupLinks) reads click_link_rollups
+//     (link_rollups.go) for the whole UTC days and, at the edges, whole
+//     hours of the window, and scans the at most three quarter hours
+//     left at each edge (countByLinkRollups);
+//   - every other combination (several filters but link_id with tag, an
+//     app_id filter, which a link's change of app keeps from naming a set
+//     of links, a filter with a member's reach, a breakdown with such a
+//     filter or over more links) is scanned.
 //
 // A scan counts installs by click id: the installs whose click is one of
 // the window's clicks, read through the unique index on installs.click_id.

@@ -20,7 +20,9 @@ import (
 // (click_rollup_slots), per dimension value and quarter hour
 // (click_rollup_dims) and per dimension value and UTC day
 // (click_rollup_dim_days), slots and days as the Unix second they start
-// at. A value is "" when it is unknown (an empty
+// at, and per link and UTC hour or day the counts of every dimension in
+// one row (click_link_rollups, link_rollups.go). A value is "" when it is
+// unknown (an empty
 // field, a link without an app). They change only inside the transaction
 // that changes what they count: the batch that stores clicks
 // (onClicksStored), the claim that attributes an install to a click
@@ -29,7 +31,9 @@ import (
 // retention (deleteRollupsBefore). Every change is one multi-row upsert
 // per table that adds to the counts, its rows in key order so that two
 // writers on PostgreSQL take their row locks in the same order and never
-// deadlock.
+// deadlock; the link rollups, whose counts are in an encoded value, are
+// read FOR UPDATE, merged and written back, in key order too
+// (applyLinkRollups).
 
 // rollupSlotRow is a row of click_rollup_slots.
 type rollupSlotRow struct {
