@@ -278,11 +278,8 @@ func applyLinkRollups(ctx context.Context, tx bun.Tx, tuples map[rollupTuple]*ro
 		}
 		rows = append(rows, linkRollupRow{OrgID: k.org, LinkID: k.link, Span: k.span, Start: k.start, Data: data})
 	}
-	if len(rows) > 0 {
-		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (org_id, link_id, span, start) DO UPDATE").
-			Set("data = EXCLUDED.data").Exec(ctx); err != nil {
-			return err
-		}
+	if err := upsertLinkRollups(ctx, tx, pg, rows); err != nil {
+		return err
 	}
 	if len(gone) > 0 {
 		var list strings.Builder
@@ -358,7 +355,8 @@ func (s *Store) rollupLinks(ctx context.Context, set analytics.ClickSet) (links 
 // links (rollupLinks) and whose window starts and ends on quarter hours:
 // the window's whole UTC days from the day rows, the whole hours before
 // the first and after the last from the hour rows, and the quarter hours
-// left at its edges (at most three each side) from a scan of those alone.
+// left at its edges (at most three each side) from a scan of those alone,
+// when the links have clicks in their hour.
 func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, by analytics.Dimension, links []uuid.UUID) ([]analytics.ValueCount, error) {
 	op := "count clicks by " + string(by)
 	if len(links) == 0 {
@@ -426,8 +424,29 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 			}
 		}
 	}
+	// An edge's quarter hours are scanned only when the links have
+	// clicks in its hour: a row of the hour exists then, and only then
+	// (a row left without counts is deleted).
+	var hours []int64
 	for _, sc := range scans {
-		if sc[0] >= sc[1] {
+		if sc[0] < sc[1] {
+			hours = append(hours, down(sc[0], linkRollupHour), down(sc[1]-1, linkRollupHour))
+		}
+	}
+	busy := map[int64]bool{}
+	if len(hours) > 0 {
+		var starts []int64
+		if err := s.db.NewSelect().Model((*linkRollupRow)(nil)).Column("start").
+			Where("lr.org_id = ? AND lr.link_id IN (?) AND lr.span = ? AND lr.start IN (?)",
+				set.OrgID, bun.List(links), linkRollupHour, bun.List(hours)).Scan(ctx, &starts); err != nil {
+			return nil, s.err(op, err)
+		}
+		for _, h := range starts {
+			busy[h] = true
+		}
+	}
+	for _, sc := range scans {
+		if sc[0] >= sc[1] || !busy[down(sc[0], linkRollupHour)] && !busy[down(sc[1]-1, linkRollupHour)] {
 			continue
 		}
 		edge := set
@@ -445,4 +464,44 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 		}
 	}
 	return valueCounts(counts), nil
+}
+
+// linkRollupChunk is how many rows one upsert writes on SQLite, five
+// values bound each (SQLite binds at most 32,766).
+const linkRollupChunk = 1000
+
+// upsertLinkRollups writes rows over the rows of their keys. On SQLite
+// the values are bound natively: bun would write each blob into the
+// statement's text in hexadecimal, which SQLite parses again, and a
+// statement of a few hundred kilobytes cost the driver's allocator a
+// mapping of its own.
+func upsertLinkRollups(ctx context.Context, tx bun.Tx, pg bool, rows []linkRollupRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if pg {
+		_, err := tx.NewInsert().Model(&rows).On("CONFLICT (org_id, link_id, span, start) DO UPDATE").
+			Set("data = EXCLUDED.data").Exec(ctx)
+		return err
+	}
+	for len(rows) > 0 {
+		chunk := rows[:min(len(rows), linkRollupChunk)]
+		rows = rows[len(chunk):]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO "click_link_rollups" ("org_id", "link_id", "span", "start", "data") VALUES `)
+		args := make([]any, 0, 5*len(chunk))
+		for i := range chunk {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteString("(?, ?, ?, ?, ?)")
+			r := &chunk[i]
+			args = append(args, r.OrgID.String(), r.LinkID.String(), r.Span, r.Start, r.Data)
+		}
+		q.WriteString(` ON CONFLICT ("org_id", "link_id", "span", "start") DO UPDATE SET "data" = excluded."data"`)
+		if _, err := tx.Tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
