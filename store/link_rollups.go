@@ -229,29 +229,17 @@ func applyLinkRollups(ctx context.Context, tx bun.Tx, tuples map[rollupTuple]*ro
 			return err
 		}
 	}
-	// The keys' rows, as a list of row values: (org, link, span, start)
-	// IN (VALUES ...).
-	var list strings.Builder
-	args := make([]any, 0, 4*len(keys))
-	cast := ""
+	// The keys' rows, through the primary key: a list of row values
+	// joined to the table (SQLite scans the whole table for a row value
+	// IN a list).
+	with, args := linkRollupKeys(keys, pg)
+	query := with + ` SELECT lr.org_id, lr.link_id, lr.span, lr.start, lr.data FROM k CROSS JOIN click_link_rollups AS lr
+		WHERE lr.org_id = k.org_id AND lr.link_id = k.link_id AND lr.span = k.span AND lr.start = k.start`
 	if pg {
-		cast = "::uuid"
-	}
-	for i, k := range keys {
-		if i > 0 {
-			list.WriteString(", ")
-		}
-		fmt.Fprintf(&list, "(?%s, ?%s, ?, ?)", cast, cast)
-		args = append(args, k.org, k.link, k.span, k.start)
-	}
-	q := tx.NewSelect().Model((*linkRollupRow)(nil)).Column("org_id", "link_id", "span", "start", "data").
-		Where("(lr.org_id, lr.link_id, lr.span, lr.start) IN (VALUES "+list.String()+")", args...).
-		OrderExpr("lr.org_id, lr.link_id, lr.span, lr.start")
-	if pg {
-		q = q.For("UPDATE")
+		query += " ORDER BY lr.org_id, lr.link_id, lr.span, lr.start FOR UPDATE OF lr"
 	}
 	var existing []linkRollupRow
-	if err := q.Scan(ctx, &existing); err != nil {
+	if err := tx.NewRaw(query, args...).Scan(ctx, &existing); err != nil {
 		return err
 	}
 	for i := range existing {
@@ -282,18 +270,13 @@ func applyLinkRollups(ctx context.Context, tx bun.Tx, tuples map[rollupTuple]*ro
 		return err
 	}
 	if len(gone) > 0 {
-		var list strings.Builder
-		args := args[:0]
-		for i, k := range gone {
-			if i > 0 {
-				list.WriteString(", ")
-			}
-			fmt.Fprintf(&list, "(?%s, ?%s, ?, ?)", cast, cast)
-			args = append(args, k.org, k.link, k.span, k.start)
+		with, args := linkRollupKeys(gone, pg)
+		match := "lr.org_id = k.org_id AND lr.link_id = k.link_id AND lr.span = k.span AND lr.start = k.start"
+		query := with + " DELETE FROM click_link_rollups AS lr USING k WHERE " + match
+		if !pg {
+			query = with + " DELETE FROM click_link_rollups WHERE rowid IN (SELECT lr.rowid FROM k CROSS JOIN click_link_rollups AS lr WHERE " + match + ")"
 		}
-		if _, err := tx.NewDelete().Model((*linkRollupRow)(nil)).
-			Where("(lr.org_id, lr.link_id, lr.span, lr.start) IN (VALUES "+list.String()+")", args...).
-			Exec(ctx); err != nil {
+		if _, err := tx.NewRaw(query, args...).Exec(ctx); err != nil {
 			return err
 		}
 	}
@@ -504,4 +487,25 @@ func upsertLinkRollups(ctx context.Context, tx bun.Tx, pg bool, rows []linkRollu
 		}
 	}
 	return nil
+}
+
+// linkRollupKeys returns keys as the common table expression k, with the
+// values it binds.
+func linkRollupKeys(keys []linkRollupKey, pg bool) (string, []any) {
+	var b strings.Builder
+	b.WriteString("WITH k (org_id, link_id, span, start) AS (VALUES ")
+	args := make([]any, 0, 4*len(keys))
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if pg {
+			b.WriteString("(?::uuid, ?::uuid, ?::integer, ?::bigint)")
+		} else {
+			b.WriteString("(?, ?, ?, ?)")
+		}
+		args = append(args, k.org, k.link, k.span, k.start)
+	}
+	b.WriteString(")")
+	return b.String(), args
 }
