@@ -32,8 +32,16 @@ var _ analytics.QueryStore = (*Store)(nil)
 //     UTC hours at its edges and click_rollup_dims for the quarter hours
 //     left (at most three on each side); a member's breakdown by link does
 //     the same for their links;
-//   - every other combination (several filters, a filter with a member's
-//     reach, a breakdown with a filter) is scanned.
+//   - a breakdown whose clicks are those of at most maxRollupLinks links
+//     (a link_id filter, a tag filter, both, or a member's reach alone or
+//     with them: rollupLinks) reads click_link_rollups
+//     (link_rollups.go) for the whole UTC days and, at the edges, whole
+//     hours of the window, and scans the at most three quarter hours
+//     left at each edge (countByLinkRollups);
+//   - every other combination (several filters but link_id with tag, an
+//     app_id filter, which a link's change of app keeps from naming a set
+//     of links, a filter with a member's reach, a breakdown with such a
+//     filter or over more links) is scanned.
 //
 // A scan counts installs by click id: the installs whose click is one of
 // the window's clicks, read through the unique index on installs.click_id.
@@ -78,7 +86,25 @@ func onSlots(w analytics.Window) bool {
 // linksOf returns the ids, as rollup values, of organization orgID's links
 // that member createdBy created, or that carry tag.
 func (s *Store) linksOf(ctx context.Context, orgID uuid.UUID, createdBy *uuid.UUID, tag *string) ([]string, error) {
+	ids, err := s.linkIDsOf(ctx, orgID, createdBy, tag, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
+	}
+	return out, nil
+}
+
+// linkIDsOf returns the ids of organization orgID's links that member
+// createdBy created, or that carry tag, at most limit of them when limit
+// is above zero.
+func (s *Store) linkIDsOf(ctx context.Context, orgID uuid.UUID, createdBy *uuid.UUID, tag *string, limit int) ([]uuid.UUID, error) {
 	q := s.db.NewSelect().TableExpr("links AS l").ColumnExpr("l.id").Where("l.org_id = ?", orgID)
+	if limit > 0 {
+		q = q.Limit(int64(limit))
+	}
 	if createdBy != nil {
 		q = q.Where("l.created_by = ?", *createdBy)
 	}
@@ -93,11 +119,7 @@ func (s *Store) linksOf(ctx context.Context, orgID uuid.UUID, createdBy *uuid.UU
 	if err := q.Scan(ctx, &ids); err != nil {
 		return nil, err
 	}
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = id.String()
-	}
-	return out, nil
+	return ids, nil
 }
 
 // seriesValues returns the dimension and values of click_rollup_dims
@@ -191,10 +213,17 @@ func (s *Store) CountClicksBy(ctx context.Context, set analytics.ClickSet, by an
 	}
 	var values []string
 	switch {
-	case !onSlots(set.Window) || set.Filter != (analytics.Filter{}):
+	case !onSlots(set.Window):
 		return s.countByScan(ctx, set, by)
-	case set.CreatedBy != nil && by != analytics.DimLink:
-		return s.countByScan(ctx, set, by)
+	case set.Filter != (analytics.Filter{}) || set.CreatedBy != nil && by != analytics.DimLink:
+		links, ok, err := s.rollupLinks(ctx, set)
+		if err != nil {
+			return nil, s.err("count clicks by "+string(by), err)
+		}
+		if !ok {
+			return s.countByScan(ctx, set, by)
+		}
+		return s.countByLinkRollups(ctx, set, by, links)
 	case set.CreatedBy != nil:
 		var err error
 		if values, err = s.linksOf(ctx, set.OrgID, set.CreatedBy, nil); err != nil {

@@ -219,12 +219,18 @@ func (s *Store) removeLinkClicks(ctx context.Context, orgID, linkID uuid.UUID, i
 		if len(removed) == 0 {
 			return nil
 		}
-		// The rows before the rollups: a claim updates a click's row and
-		// then the rollups, so the two take their locks in one order.
+		// The installs first: deleting a click's row sets their click_id
+		// to NULL. The rows before the rollups: a claim updates a click's
+		// row and then the rollups, so the two take their locks in one
+		// order.
+		attributed, err := clickInstalls(ctx, tx, removed)
+		if err != nil {
+			return err
+		}
 		if err := deleteClickRows(ctx, tx, orgID, removed); err != nil {
 			return err
 		}
-		return s.onClicksRemoved(ctx, tx, removed)
+		return s.onClicksRemoved(ctx, tx, removed, attributed)
 	})
 }
 

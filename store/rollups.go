@@ -21,7 +21,9 @@ import (
 // (click_rollup_dims), per dimension value and UTC hour
 // (click_rollup_dim_hours, migration 20261203000004) and per dimension
 // value and UTC day (click_rollup_dim_days), slots, hours and days as the
-// Unix second they start at. A value is "" when it is unknown (an empty
+// Unix second they start at, and per link and UTC hour or day the counts
+// of every dimension in one row (click_link_rollups, link_rollups.go). A
+// value is "" when it is unknown (an empty
 // field, a link without an app). They change only inside the transaction
 // that changes what they count: the batch that stores clicks
 // (onClicksStored), the claim that attributes an install to a click
@@ -30,7 +32,9 @@ import (
 // retention (deleteRollupsBefore). Every change is one multi-row upsert
 // per table that adds to the counts, its rows in key order so that two
 // writers on PostgreSQL take their row locks in the same order and never
-// deadlock.
+// deadlock; the link rollups, whose counts are in an encoded value, are
+// read FOR UPDATE, merged and written back, in key order too
+// (applyLinkRollups).
 
 // rollupSlotRow is a row of click_rollup_slots.
 type rollupSlotRow struct {
@@ -334,7 +338,7 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 			return err
 		}
 	}
-	return nil
+	return applyLinkRollups(ctx, tx, d.tuples)
 }
 
 // onClicksStored adds stored, the normalized clicks a batch has just
@@ -350,30 +354,36 @@ func (s *Store) onClicksStored(ctx context.Context, tx bun.Tx, stored []analytic
 	return d.apply(ctx, tx)
 }
 
-// onClicksRemoved subtracts removed, stored clicks that tx deletes for
-// good (the clicks of a deleted link), from the rollups, with the installs
-// attributed to them. It must run before the clicks and installs.click_id
-// lose each other (the clicks' foreign key sets it to NULL). Rows left
-// with nothing to count are deleted.
-func (s *Store) onClicksRemoved(ctx context.Context, tx bun.Tx, removed []analytics.Click) error {
-	if len(removed) == 0 {
-		return nil
-	}
+// clickInstalls returns the installs attributed to clicks, by click id.
+// The compaction reads them before it deletes the clicks' rows, whose
+// foreign key sets installs.click_id to NULL.
+func clickInstalls(ctx context.Context, tx bun.Tx, clicks []analytics.Click) (map[uuid.UUID]int64, error) {
 	attributed := map[uuid.UUID]int64{}
 	const chunk = 1000
-	for i := 0; i < len(removed); i += chunk {
+	for i := 0; i < len(clicks); i += chunk {
 		ids := make([]uuid.UUID, 0, chunk)
-		for _, c := range removed[i:min(i+chunk, len(removed))] {
+		for _, c := range clicks[i:min(i+chunk, len(clicks))] {
 			ids = append(ids, c.ID)
 		}
 		var got []uuid.UUID
 		if err := tx.NewSelect().Table("installs").Column("click_id").
 			Where("click_id IN (?)", bun.List(ids)).Scan(ctx, &got); err != nil {
-			return err
+			return nil, err
 		}
 		for _, id := range got {
 			attributed[id]++
 		}
+	}
+	return attributed, nil
+}
+
+// onClicksRemoved subtracts removed, stored clicks that tx deletes for
+// good (the clicks of a deleted link), from the rollups, with attributed,
+// the installs attributed to them (clickInstalls, read before the clicks'
+// rows were deleted). Rows left with nothing to count are deleted.
+func (s *Store) onClicksRemoved(ctx context.Context, tx bun.Tx, removed []analytics.Click, attributed map[uuid.UUID]int64) error {
+	if len(removed) == 0 {
+		return nil
 	}
 	d := newRollupDelta()
 	orgs := map[uuid.UUID]bool{}
@@ -454,8 +464,9 @@ func (s *Store) onInstallAttributed(ctx context.Context, tx bun.Tx, orgID uuid.U
 }
 
 // deleteRollupsBefore deletes organization orgID's rollup rows of the
-// quarter hours that start before before, and of the hours and days that
-// end before it, in statements of at most limit rows each, until none is
+// quarter hours that start before before, of the hours and days that
+// end before it, and the link rollups whose hour or day ends at or before
+// it, in statements of at most limit rows each, until none is
 // left. Each statement picks its rows by their whole key; on PostgreSQL
 // FOR UPDATE SKIP LOCKED, as the purge's other statements do, so that two
 // purges at once take different rows. The purge calls it with the start of
@@ -464,18 +475,22 @@ func (s *Store) deleteRollupsBefore(ctx context.Context, orgID uuid.UUID, before
 	if limit <= 0 {
 		return nil
 	}
+	cut := before.Unix()
 	for _, t := range []struct {
-		table, time, key string
-		cut              int64
+		table, where, key string
+		cut               int64
 	}{
-		{"click_rollup_slots", "slot", "org_id, slot", before.Unix()},
-		{"click_rollup_dims", "slot", "org_id, dim, value, slot", before.Unix()},
-		{"click_rollup_dim_hours", "hour", "org_id, dim, hour, value", before.Add(-time.Hour).Unix()},
-		{"click_rollup_dim_days", "day", "org_id, dim, day, value", before.Add(-24 * time.Hour).Unix()},
+		{"click_rollup_slots", "slot < ?", "org_id, slot", cut},
+		{"click_rollup_dims", "slot < ?", "org_id, dim, value, slot", cut},
+		{"click_rollup_dim_hours", "hour < ?", "org_id, dim, hour, value", before.Add(-time.Hour).Unix()},
+		{"click_rollup_dim_days", "day < ?", "org_id, dim, day, value", before.Add(-24 * time.Hour).Unix()},
+		// A link rollup goes once its span has ended: start + span <= cut.
+		{"click_link_rollups", "span = 3600 AND start <= ?", "org_id, link_id, span, start", cut - linkRollupHour},
+		{"click_link_rollups", "span = 86400 AND start <= ?", "org_id, link_id, span, start", cut - linkRollupDay},
 	} {
 		for {
 			sub := s.db.NewSelect().Table(t.table).ColumnExpr(t.key).
-				Where("org_id = ? AND ? < ?", orgID, bun.Ident(t.time), t.cut).Limit(int64(limit))
+				Where("org_id = ?", orgID).Where(t.where, t.cut).Limit(int64(limit))
 			if s.db.Dialect().Name() == dialect.PG {
 				sub = sub.For("UPDATE SKIP LOCKED")
 			}

@@ -23,7 +23,11 @@ func (s *Store) CountClicksByScan(ctx context.Context, set analytics.ClickSet, b
 // transaction, as the removal of a deleted link's clicks does.
 func (s *Store) RemoveClicksFromRollups(ctx context.Context, removed []analytics.Click) error {
 	return s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return s.onClicksRemoved(ctx, tx, removed)
+		attributed, err := clickInstalls(ctx, tx, removed)
+		if err != nil {
+			return err
+		}
+		return s.onClicksRemoved(ctx, tx, removed, attributed)
 	})
 }
 
@@ -43,3 +47,17 @@ func (s *Store) AddToRollups(ctx context.Context, clicks []analytics.Click) erro
 
 // RollupValue is the value of d that the rollups count c by.
 func RollupValue(c *analytics.Click, d analytics.Dimension) string { return rollupValue(c, d) }
+
+// CountClicksByLinkRollups is CountClicksBy read from the link rollups;
+// ok is false when set does not reduce to a few links.
+func (s *Store) CountClicksByLinkRollups(ctx context.Context, set analytics.ClickSet, by analytics.Dimension) ([]analytics.ValueCount, bool, error) {
+	links, ok, err := s.rollupLinks(ctx, set)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	got, err := s.countByLinkRollups(ctx, set, by, links)
+	return got, true, err
+}
+
+// MaxRollupLinks is the largest set of links the link rollups answer for.
+const MaxRollupLinks = maxRollupLinks
