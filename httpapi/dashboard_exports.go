@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bunrouter"
@@ -66,7 +65,8 @@ func (c *dashCtx) analyticsWindowPath(id *uuid.UUID, days string) string {
 
 // startDashExport answers POST /exports: days (a window the analytics page
 // offers) and link (a link of the organization, or empty for every link).
-// The window ends now, as the page's does.
+// The window starts where the page's does (analyticsWindow) and ends now:
+// the page's runs to the end of the hour, which a job would wait for.
 func (d *dashboard) startDashExport(w http.ResponseWriter, req bunrouter.Request, c *dashCtx) error {
 	r := req.Request
 	days := r.PostForm.Get("days")
@@ -91,7 +91,7 @@ func (d *dashboard) startDashExport(w http.ResponseWriter, req bunrouter.Request
 	}
 	n, _ := strconv.Atoi(days)
 	to := d.p.clock()
-	from := to.Add(-time.Duration(n) * 24 * time.Hour)
+	from, _ := analyticsWindow(to, n)
 	in.From, in.To = &from, &to
 	e, err := d.a.opts.Exports.Start(r.Context(), c.p, in)
 	if err != nil {

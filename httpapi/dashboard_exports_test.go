@@ -137,7 +137,9 @@ func TestDashboardExportJourney(t *testing.T) {
 		e, err := h.exports.Get(t.Context(), orgPrincipal(h.org), uuid.MustParse(id))
 		require.NoError(t, err)
 		assert.Equal(t, spring.ID, *e.Filters.LinkID, "the export keeps the page's link")
-		assert.Equal(t, 7*24*time.Hour, e.Window.To.Sub(e.Window.From), "and its window")
+		from, _ := httpapi.AnalyticsWindow(h.clock.Now(), 7)
+		assert.Equal(t, from, e.Window.From, "and its window: the page's start")
+		assert.Equal(t, h.clock.Now().UTC().Truncate(time.Millisecond), e.Window.To, "to now")
 
 		p = b.get(page)
 		require.Equal(t, http.StatusOK, p.status, p.body)

@@ -1,0 +1,4 @@
+package httpapi
+
+// AnalyticsWindow is analyticsWindow, for the external tests.
+var AnalyticsWindow = analyticsWindow
