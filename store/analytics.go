@@ -237,7 +237,7 @@ func (s *Store) CountClicksBy(ctx context.Context, set analytics.ClickSet, by an
 	// the first and after the last from click_rollup_dim_hours, the
 	// quarter hours left at the edges from click_rollup_dims.
 	from, to := set.Window.From.UTC(), set.Window.To.UTC()
-	counts := map[string]*analytics.ValueCount{}
+	counts := valueTally{}
 	// read adds the counts per value of table's rows whose column col is
 	// in [from, to). PostgreSQL sums them per value; SQLite returns the
 	// rows, summed here: its GROUP BY sorts them first, in a buffer that
@@ -270,17 +270,7 @@ func (s *Store) CountClicksBy(ctx context.Context, set analytics.ClickSet, by an
 			if err := rows.Scan(&value, &clicks, &installs); err != nil {
 				return err
 			}
-			vc := counts[value]
-			if vc == nil {
-				vc = &analytics.ValueCount{}
-				if value != "" {
-					v := value
-					vc.Value = &v
-				}
-				counts[value] = vc
-			}
-			vc.Clicks += clicks
-			vc.Installs += installs
+			counts.add(value, clicks, installs)
 		}
 		return rows.Err()
 	}
@@ -306,7 +296,7 @@ func (s *Store) CountClicksBy(ctx context.Context, set analytics.ClickSet, by an
 			return nil, s.err("count clicks by "+string(by), err)
 		}
 	}
-	return valueCounts(counts), nil
+	return counts.counts(), nil
 }
 
 // windowPart is a range of a window that one rollup table covers with
@@ -340,10 +330,29 @@ func windowParts(from, to time.Time) []windowPart {
 		{firstDay, lastDay, 24 * time.Hour}, {lastDay, lastHour, time.Hour}, {lastHour, to, 15 * time.Minute}}
 }
 
-// valueCounts returns the counts with clicks or installs, in any order.
-func valueCounts(counts map[string]*analytics.ValueCount) []analytics.ValueCount {
-	out := make([]analytics.ValueCount, 0, len(counts))
-	for _, vc := range counts {
+// valueTally sums clicks and installs per dimension value as the rollups
+// hold it ("" for unknown).
+type valueTally map[string]*analytics.ValueCount
+
+// add adds clicks and installs to value's counts.
+func (t valueTally) add(value string, clicks, installs int64) {
+	vc := t[value]
+	if vc == nil {
+		vc = &analytics.ValueCount{}
+		if value != "" {
+			v := value
+			vc.Value = &v
+		}
+		t[value] = vc
+	}
+	vc.Clicks += clicks
+	vc.Installs += installs
+}
+
+// counts returns the counts with clicks or installs, in any order.
+func (t valueTally) counts() []analytics.ValueCount {
+	out := make([]analytics.ValueCount, 0, len(t))
+	for _, vc := range t {
 		if vc.Clicks != 0 || vc.Installs != 0 {
 			out = append(out, *vc)
 		}
@@ -403,25 +412,15 @@ func (s *Store) countByScan(ctx context.Context, set analytics.ClickSet, by anal
 	if err != nil {
 		return nil, s.err("count clicks by "+string(by), err)
 	}
-	counts := map[string]*analytics.ValueCount{}
+	counts := valueTally{}
 	err = s.scanClicks(ctx, set.OrgID, set.Window, set.Filter, set.CreatedBy, func(c *analytics.Click) error {
-		v := rollupValue(c, by)
-		vc := counts[v]
-		if vc == nil {
-			vc = &analytics.ValueCount{}
-			if v != "" {
-				vc.Value = &v
-			}
-			counts[v] = vc
-		}
-		vc.Clicks++
-		vc.Installs += installs[c.ID]
+		counts.add(rollupValue(c, by), 1, installs[c.ID])
 		return nil
 	})
 	if err != nil {
 		return nil, s.err("count clicks by "+string(by), err)
 	}
-	return valueCounts(counts), nil
+	return counts.counts(), nil
 }
 
 // UnstoredClicks implements analytics.QueryStore.

@@ -364,20 +364,7 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 		scans = [][2]int64{{from, to}}
 	}
 
-	counts := map[string]*analytics.ValueCount{}
-	bump := func(v string, clicks, installs int64) {
-		vc := counts[v]
-		if vc == nil {
-			vc = &analytics.ValueCount{}
-			if v != "" {
-				v := v
-				vc.Value = &v
-			}
-			counts[v] = vc
-		}
-		vc.Clicks += clicks
-		vc.Installs += installs
-	}
+	counts := valueTally{}
 	for _, p := range parts {
 		if p.from >= p.to {
 			continue
@@ -399,11 +386,11 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 				for _, v := range r.Dim(linkRollupDims[0]) {
 					clicks, installs = clicks+v.Clicks, installs+v.Installs
 				}
-				bump(rows[i].LinkID.String(), clicks, installs)
+				counts.add(rows[i].LinkID.String(), clicks, installs)
 				continue
 			}
 			for _, v := range r.Dim(by) {
-				bump(v.Value, v.Clicks, v.Installs)
+				counts.add(v.Value, v.Clicks, v.Installs)
 			}
 		}
 	}
@@ -443,10 +430,10 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 			if vc.Value != nil {
 				v = *vc.Value
 			}
-			bump(v, vc.Clicks, vc.Installs)
+			counts.add(v, vc.Clicks, vc.Installs)
 		}
 	}
-	return valueCounts(counts), nil
+	return counts.counts(), nil
 }
 
 // linkRollupChunk is how many rows one upsert writes on SQLite, five
