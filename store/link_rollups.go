@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -85,19 +86,9 @@ func (a linkRollupKey) compare(b linkRollupKey) int {
 		return c
 	}
 	if a.span != b.span {
-		return cmpInt(a.span, b.span)
+		return cmp.Compare(a.span, b.span)
 	}
-	return cmpInt(a.start, b.start)
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a.start, b.start)
 }
 
 // linkDimValue is a value of one dimension, by its index in
