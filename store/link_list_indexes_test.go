@@ -34,6 +34,16 @@ func (c *selectCapture) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 	}
 }
 
+// openCapturing opens and migrates a store on dsn whose statements capture
+// keeps, closed when the test ends.
+func openCapturing(t *testing.T, dsn string, capture *selectCapture) *store.Store {
+	s, err := store.Open(t.Context(), dsn, store.WithQueryHook(capture))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	require.NoError(t, s.Migrate(t.Context()))
+	return s
+}
+
 // plan returns the plan of query as text: EXPLAIN QUERY PLAN on SQLite;
 // on PostgreSQL EXPLAIN with sequential scans and sorts disabled, so that
 // a test's few rows show which index can serve the query rather than what
@@ -86,15 +96,10 @@ func plan(t *testing.T, s *store.Store, query string) string {
 func TestListLinksReadsItsIndexes(t *testing.T) {
 	t.Parallel()
 	capture := &selectCapture{}
-	open := func(t *testing.T, dsn string) *store.Store {
-		s, err := store.Open(t.Context(), dsn, store.WithQueryHook(capture))
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		require.NoError(t, s.Migrate(t.Context()))
-		return s
-	}
-	t.Run("sqlite", func(t *testing.T) { testListLinksIndexes(t, open(t, ":memory:"), capture) })
-	t.Run("postgres", func(t *testing.T) { testListLinksIndexes(t, open(t, storetest.PostgresDSN(t)), capture) })
+	t.Run("sqlite", func(t *testing.T) { testListLinksIndexes(t, openCapturing(t, ":memory:", capture), capture) })
+	t.Run("postgres", func(t *testing.T) {
+		testListLinksIndexes(t, openCapturing(t, storetest.PostgresDSN(t), capture), capture)
+	})
 }
 
 // testListLinksIndexes reads the plans of the link list on s, whose

@@ -20,15 +20,10 @@ import (
 func TestKeyAndAttemptListsReadTheirIndexes(t *testing.T) {
 	t.Parallel()
 	capture := &selectCapture{}
-	open := func(t *testing.T, dsn string) *store.Store {
-		s, err := store.Open(t.Context(), dsn, store.WithQueryHook(capture))
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = s.Close() })
-		require.NoError(t, s.Migrate(t.Context()))
-		return s
-	}
-	t.Run("sqlite", func(t *testing.T) { testListOrderIndexes(t, open(t, ":memory:"), capture) })
-	t.Run("postgres", func(t *testing.T) { testListOrderIndexes(t, open(t, storetest.PostgresDSN(t)), capture) })
+	t.Run("sqlite", func(t *testing.T) { testListOrderIndexes(t, openCapturing(t, ":memory:", capture), capture) })
+	t.Run("postgres", func(t *testing.T) {
+		testListOrderIndexes(t, openCapturing(t, storetest.PostgresDSN(t), capture), capture)
+	})
 }
 
 func testListOrderIndexes(t *testing.T, s *store.Store, capture *selectCapture) {
