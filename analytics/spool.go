@@ -85,10 +85,12 @@ type spool struct {
 
 	// aheadMu guards ahead, the next chunk made ahead of need (nil when
 	// none is ready), and is held while it is made; it is taken after
-	// mu when both are. aheadClosed stops the making.
+	// mu when both are. aheadClosed stops the making; making counts the
+	// goroutines that make one.
 	aheadMu     sync.Mutex
 	ahead       *aheadChunk
 	aheadClosed bool
+	making      sync.WaitGroup
 
 	// size is the bytes of every chunk file, the active one included.
 	size atomic.Int64
@@ -207,7 +209,7 @@ func (s *spool) startChunk(seq int64) error {
 		}
 	}
 	s.active, s.seq, s.records, s.activeBytes, s.mapped = f, seq, 0, 0, mapped
-	go s.makeAhead()
+	s.making.Go(s.makeAhead)
 	return nil
 }
 
@@ -242,13 +244,19 @@ func (s *spool) makeAhead() {
 }
 
 // takeAhead renames the chunk made ahead to path and returns it, or nil
-// when none is ready (waiting for one being made) or the rename fails.
+// when none is ready or the rename fails. The rename happens under
+// aheadMu: a makeAhead that ran between taking the chunk and renaming it
+// would delete the file as one a failed rename left, and the chunk would
+// be written to an unlinked file. A makeAhead holding the lock is making
+// a chunk, so none is ready and the rotation does not wait for it.
 // s.mu is held, or s is not shared yet.
 func (s *spool) takeAhead(path string) (*os.File, []byte) {
-	s.aheadMu.Lock()
+	if !s.aheadMu.TryLock() {
+		return nil, nil
+	}
+	defer s.aheadMu.Unlock()
 	a := s.ahead
 	s.ahead = nil
-	s.aheadMu.Unlock()
 	if a == nil {
 		return nil, nil
 	}
@@ -500,5 +508,6 @@ func (s *spool) close() {
 		_ = os.Remove(filepath.Join(s.dir, aheadFile))
 	}
 	s.aheadMu.Unlock()
+	s.making.Wait() // each sees aheadClosed
 	_ = s.lock.Close()
 }

@@ -2,10 +2,12 @@ package analytics
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,9 +86,12 @@ func TestSpoolWriterWaitsForOlderRetiringChunks(t *testing.T) {
 }
 
 // makeAheadNow makes the next chunk of s ahead, as the goroutine that
-// startChunk starts does, and returns its file's identity.
+// startChunk starts does, and returns its file's identity. It waits for
+// that goroutine first, which would otherwise hold the lock a rotation
+// of the test tries.
 func makeAheadNow(t *testing.T, s *spool) os.FileInfo {
 	t.Helper()
+	s.making.Wait()
 	s.makeAhead()
 	info, err := os.Stat(filepath.Join(s.dir, aheadFile))
 	if err != nil {
@@ -117,6 +122,40 @@ func TestSpoolRotationTakesTheChunkMadeAhead(t *testing.T) {
 	active, err := os.Stat(filepath.Join(s.dir, chunkName(s.seq)))
 	if err != nil || !os.SameFile(ahead, active) {
 		t.Fatalf("the new active chunk is not the one made ahead (%v)", err)
+	}
+}
+
+// A chunk made ahead while a rotation takes the previous one never
+// replaces the file the rotation renames: the chunk the rotation returns
+// is the file under the chunk's name, whatever the interleaving.
+func TestSpoolTakeAheadRacingMakeAhead(t *testing.T) {
+	s, err := openSpool(t.TempDir(), 1<<30, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	for i := range 200 {
+		makeAheadNow(t, s)
+		path := filepath.Join(s.dir, fmt.Sprintf("taken-%d", i))
+		var wg sync.WaitGroup
+		wg.Go(s.makeAhead)
+		f, mapped := s.takeAhead(path)
+		wg.Wait()
+		if f == nil {
+			continue
+		}
+		got, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		named, err := os.Stat(path)
+		if err != nil || !os.SameFile(got, named) {
+			t.Fatalf("round %d: the chunk taken is not the file named %s (%v)", i, path, err)
+		}
+		if mapped != nil {
+			_ = unmapChunk(f, mapped, 0)
+		}
+		_ = f.Close()
 	}
 }
 
