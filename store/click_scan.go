@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/analytics"
@@ -16,9 +18,16 @@ import (
 // error.
 var errStopScan = errors.New("store: stop the click scan")
 
-// scanPage is how many segments one query of a scan lists; their payloads
-// are read one at a time.
-const scanPage = 256
+// scanPage is how many segments one query of a scan lists. Their
+// payloads are read together, up to scanFetchSegments of them and
+// scanFetchBytes of encoded payload a query (a larger segment alone): an
+// organization with little traffic has a small segment for each of the
+// writer's batches, and a query each would cost more than its decoding.
+const (
+	scanPage          = 256
+	scanFetchSegments = 64
+	scanFetchBytes    = 1 << 20
+)
 
 // scanClicks calls fn with each of organization orgID's stored clicks in
 // w (From inclusive, To exclusive) that pass f and, when createdBy is not
@@ -34,11 +43,13 @@ func (s *Store) scanClicks(ctx context.Context, orgID uuid.UUID, w analytics.Win
 	return s.scanClicksAfter(ctx, orgID, w, f, createdBy, nil, fn)
 }
 
-// segmentMeta is a segment as a scan lists it, without its payload.
+// segmentMeta is a segment as a scan lists it, without its payload: Size
+// is the payload's length in bytes.
 type segmentMeta struct {
 	ID      uuid.UUID `bun:"id"`
 	FirstAt time.Time `bun:"first_at"`
 	LastAt  time.Time `bun:"last_at"`
+	Size    int64     `bun:"size"`
 }
 
 // scanCursor is a decoded segment's clicks that a scan has yet to pass on.
@@ -80,6 +91,7 @@ func (s *Store) scanClicksAfter(ctx context.Context, orgID uuid.UUID, w analytic
 		page = page[:0]
 		pos = 0
 		q := s.db.NewSelect().Model((*segmentRow)(nil)).Column("cs.id", "cs.first_at", "cs.last_at").
+			ColumnExpr("length(cs.data) AS size").
 			Where("cs.org_id = ?", orgID).Where("cs.first_at >= ?", start.Add(-maxSegmentSpan)).
 			Where("cs.first_at < ?", to).Where("cs.last_at >= ?", start)
 		if last != nil {
@@ -98,13 +110,33 @@ func (s *Store) scanClicksAfter(ctx context.Context, orgID uuid.UUID, w analytic
 		last = &m
 		return &page[0], nil
 	}
+	// fetched holds the payloads read ahead of their turn: the segments
+	// listed after m, read in m's query.
+	fetched := map[uuid.UUID]*segmentRow{}
 	load := func(m *segmentMeta) (*scanCursor, error) {
-		var row segmentRow
-		if err := s.db.NewSelect().Model(&row).Column("cs.org_id", "cs.data").
-			Where("cs.id = ? AND cs.org_id = ?", m.ID, orgID).Scan(ctx); err != nil {
-			return nil, err
+		row := fetched[m.ID]
+		if row == nil {
+			ids, size := []uuid.UUID{m.ID}, m.Size
+			for _, n := range page[pos:] {
+				if len(ids) == scanFetchSegments || size+n.Size > scanFetchBytes {
+					break
+				}
+				ids, size = append(ids, n.ID), size+n.Size
+			}
+			var rows []segmentRow
+			if err := s.db.NewSelect().Model(&rows).Column("cs.id", "cs.org_id", "cs.data").
+				Where("cs.org_id = ?", orgID).Where("cs.id IN (?)", bun.List(ids)).Scan(ctx); err != nil {
+				return nil, err
+			}
+			for i := range rows {
+				fetched[rows[i].ID] = &rows[i]
+			}
+			if row = fetched[m.ID]; row == nil {
+				return nil, fmt.Errorf("segment %s: %w", m.ID, sql.ErrNoRows)
+			}
 		}
-		clicks, err := decodeSegment(&row)
+		delete(fetched, m.ID)
+		clicks, err := decodeSegment(row)
 		if err != nil {
 			return nil, fmt.Errorf("segment %s: %w", m.ID, err)
 		}
