@@ -393,7 +393,7 @@ func TestClickExportMillionRowsFlatMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a million clicks")
 	}
-	if raceDetector {
+	if testkit.RaceDetector {
 		t.Skip("loads a million clicks, too slow under the race detector; .ci/run runs it without")
 	}
 	const total = 1_000_000
