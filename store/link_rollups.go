@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,9 +38,10 @@ import (
 // and written back. On PostgreSQL the keys' rows are first inserted empty
 // (ON CONFLICT DO NOTHING) and then read FOR UPDATE, in key order, so that
 // two writers in two processes each wait for the other's row instead of
-// overwriting it, and take their locks in one order; SQLite has one
-// writer. The statements are as many per change however many rows it
-// touches. A row left without counts (its clicks removed) is deleted.
+// overwriting it, and take their locks in one order, in statements as
+// many per change however many rows it touches; SQLite has one writer,
+// which reads and writes row by row through prepared statements. A row
+// left without counts (its clicks removed) is deleted.
 
 // Link rollup spans, in seconds.
 const (
@@ -206,67 +209,149 @@ func applyLinkRollups(ctx context.Context, tx bun.Tx, tuples map[rollupTuple]*ro
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].compare(keys[j]) < 0 })
-	pg := tx.Dialect().Name() == dialect.PG
-	if pg {
-		empty, err := analytics.EncodeLinkRollup(nil, &analytics.LinkRollup{})
+	if tx.Dialect().Name() == dialect.PG {
+		return applyLinkRollupsPG(ctx, tx, keys, deltas)
+	}
+	return applyLinkRollupsSQLite(ctx, tx, keys, deltas)
+}
+
+// mergeLinkRollup adds the stored rollup data (nil when the key has no
+// row) to lc and returns the encoded sum, or nil when it holds no counts
+// and the row is to be deleted.
+func mergeLinkRollup(k linkRollupKey, lc *linkCounts, data []byte) ([]byte, error) {
+	if data != nil {
+		r, err := analytics.DecodeLinkRollup(data)
+		if err != nil {
+			return nil, fmt.Errorf("link rollup %s/%d/%d: %w", k.link, k.span, k.start, err)
+		}
+		lc.merge(r)
+	}
+	r := lc.rollup()
+	if len(r.Dims) == 0 {
+		return nil, nil
+	}
+	return analytics.EncodeLinkRollup(nil, r)
+}
+
+// The statements of applyLinkRollupsSQLite, one row each.
+const (
+	linkRollupSelectSQL = `SELECT "data" FROM "click_link_rollups" WHERE "org_id" = ? AND "link_id" = ? AND "span" = ? AND "start" = ?`
+	linkRollupUpsertSQL = `INSERT INTO "click_link_rollups" ("org_id", "link_id", "span", "start", "data") VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT ("org_id", "link_id", "span", "start") DO UPDATE SET "data" = excluded."data"`
+	linkRollupDeleteSQL = `DELETE FROM "click_link_rollups" WHERE "org_id" = ? AND "link_id" = ? AND "span" = ? AND "start" = ?`
+)
+
+// applyLinkRollupsSQLite reads, merges and writes each key's row through
+// statements prepared once for the change. A batch of many links' clicks
+// touches thousands of rows: as one statement listing every key (or every
+// row's values) the text took longer for SQLite to parse and compile than
+// the rows to read and write, and the pure-Go driver matches each bound
+// value to its argument by a search of the arguments, so its binding grows
+// with their square. The statements run without a cancellable context
+// (the driver watches one with a goroutine per call); ctx is checked
+// between rows.
+func applyLinkRollupsSQLite(ctx context.Context, tx bun.Tx, keys []linkRollupKey, deltas map[linkRollupKey]*linkCounts) error {
+	bg := context.WithoutCancel(ctx)
+	var stmts [3]*sql.Stmt
+	for i, q := range []string{linkRollupSelectSQL, linkRollupUpsertSQL, linkRollupDeleteSQL} {
+		st, err := tx.Tx.PrepareContext(bg, q)
 		if err != nil {
 			return err
 		}
-		rows := make([]linkRollupRow, len(keys))
-		for i, k := range keys {
-			rows[i] = linkRollupRow{OrgID: k.org, LinkID: k.link, Span: k.span, Start: k.start, Data: empty}
+		defer st.Close()
+		stmts[i] = st
+	}
+	sel, upsert, del := stmts[0], stmts[1], stmts[2]
+	var org, link string
+	var was linkRollupKey
+	for i, k := range keys {
+		if i%clickCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
-		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+		if i == 0 || k.org != was.org {
+			org = k.org.String()
+		}
+		if i == 0 || k.link != was.link {
+			link = k.link.String()
+		}
+		was = k
+		var stored []byte
+		if err := sel.QueryRowContext(bg, org, link, k.span, k.start).Scan(&stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		data, err := mergeLinkRollup(k, deltas[k], stored)
+		if err != nil {
+			return err
+		}
+		switch {
+		case data != nil:
+			_, err = upsert.ExecContext(bg, org, link, k.span, k.start, data)
+		case stored != nil:
+			_, err = del.ExecContext(bg, org, link, k.span, k.start)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	// The keys' rows, through the primary key: a list of row values
-	// joined to the table (SQLite scans the whole table for a row value
-	// IN a list).
-	with, args := linkRollupKeys(keys, pg)
-	query := with + ` SELECT lr.org_id, lr.link_id, lr.span, lr.start, lr.data FROM k CROSS JOIN click_link_rollups AS lr
-		WHERE lr.org_id = k.org_id AND lr.link_id = k.link_id AND lr.span = k.span AND lr.start = k.start`
-	if pg {
-		query += " ORDER BY lr.org_id, lr.link_id, lr.span, lr.start FOR UPDATE OF lr"
+	return nil
+}
+
+// applyLinkRollupsPG inserts the keys' rows empty where missing, reads
+// them FOR UPDATE in key order, and writes the sums back in one upsert
+// and one delete: statements as many per change however many rows it
+// touches, each a round trip.
+func applyLinkRollupsPG(ctx context.Context, tx bun.Tx, keys []linkRollupKey, deltas map[linkRollupKey]*linkCounts) error {
+	empty, err := analytics.EncodeLinkRollup(nil, &analytics.LinkRollup{})
+	if err != nil {
+		return err
 	}
+	rows := make([]linkRollupRow, len(keys))
+	for i, k := range keys {
+		rows[i] = linkRollupRow{OrgID: k.org, LinkID: k.link, Span: k.span, Start: k.start, Data: empty}
+	}
+	if _, err := tx.NewInsert().Model(&rows).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+		return err
+	}
+	// The keys' rows, through the primary key: a list of row values
+	// joined to the table.
+	with, args := linkRollupKeys(keys)
+	query := with + ` SELECT lr.org_id, lr.link_id, lr.span, lr.start, lr.data FROM k CROSS JOIN click_link_rollups AS lr
+		WHERE lr.org_id = k.org_id AND lr.link_id = k.link_id AND lr.span = k.span AND lr.start = k.start
+		ORDER BY lr.org_id, lr.link_id, lr.span, lr.start FOR UPDATE OF lr`
 	var existing []linkRollupRow
 	if err := tx.NewRaw(query, args...).Scan(ctx, &existing); err != nil {
 		return err
 	}
+	stored := make(map[linkRollupKey][]byte, len(existing))
 	for i := range existing {
 		e := &existing[i]
-		r, err := analytics.DecodeLinkRollup(e.Data)
-		if err != nil {
-			return fmt.Errorf("link rollup %s/%d/%d: %w", e.LinkID, e.Span, e.Start, err)
-		}
-		if lc := deltas[linkRollupKey{e.OrgID, e.LinkID, e.Span, e.Start}]; lc != nil {
-			lc.merge(r)
-		}
+		stored[linkRollupKey{e.OrgID, e.LinkID, e.Span, e.Start}] = e.Data
 	}
-	rows := make([]linkRollupRow, 0, len(keys))
+	rows = rows[:0]
 	var gone []linkRollupKey
 	for _, k := range keys {
-		r := deltas[k].rollup()
-		if len(r.Dims) == 0 {
-			gone = append(gone, k)
-			continue
-		}
-		data, err := analytics.EncodeLinkRollup(nil, r)
+		data, err := mergeLinkRollup(k, deltas[k], stored[k])
 		if err != nil {
 			return err
 		}
+		if data == nil {
+			gone = append(gone, k)
+			continue
+		}
 		rows = append(rows, linkRollupRow{OrgID: k.org, LinkID: k.link, Span: k.span, Start: k.start, Data: data})
 	}
-	if err := upsertLinkRollups(ctx, tx, pg, rows); err != nil {
-		return err
+	if len(rows) > 0 {
+		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (org_id, link_id, span, start) DO UPDATE").
+			Set("data = EXCLUDED.data").Exec(ctx); err != nil {
+			return err
+		}
 	}
 	if len(gone) > 0 {
-		with, args := linkRollupKeys(gone, pg)
-		match := "lr.org_id = k.org_id AND lr.link_id = k.link_id AND lr.span = k.span AND lr.start = k.start"
-		query := with + " DELETE FROM click_link_rollups AS lr USING k WHERE " + match
-		if !pg {
-			query = with + " DELETE FROM click_link_rollups WHERE rowid IN (SELECT lr.rowid FROM k CROSS JOIN click_link_rollups AS lr WHERE " + match + ")"
-		}
+		with, args := linkRollupKeys(gone)
+		query := with + ` DELETE FROM click_link_rollups AS lr USING k
+			WHERE lr.org_id = k.org_id AND lr.link_id = k.link_id AND lr.span = k.span AND lr.start = k.start`
 		if _, err := tx.NewRaw(query, args...).Exec(ctx); err != nil {
 			return err
 		}
@@ -427,49 +512,9 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 	return counts.counts(), nil
 }
 
-// linkRollupChunk is how many rows one upsert writes on SQLite, five
-// values bound each (SQLite binds at most 32,766).
-const linkRollupChunk = 1000
-
-// upsertLinkRollups writes rows over the rows of their keys. On SQLite
-// the values are bound natively: bun would write each blob into the
-// statement's text in hexadecimal, which SQLite parses again, and a
-// statement of a few hundred kilobytes cost the driver's allocator a
-// mapping of its own.
-func upsertLinkRollups(ctx context.Context, tx bun.Tx, pg bool, rows []linkRollupRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	if pg {
-		_, err := tx.NewInsert().Model(&rows).On("CONFLICT (org_id, link_id, span, start) DO UPDATE").
-			Set("data = EXCLUDED.data").Exec(ctx)
-		return err
-	}
-	for len(rows) > 0 {
-		chunk := rows[:min(len(rows), linkRollupChunk)]
-		rows = rows[len(chunk):]
-		var q strings.Builder
-		q.WriteString(`INSERT INTO "click_link_rollups" ("org_id", "link_id", "span", "start", "data") VALUES `)
-		args := make([]any, 0, 5*len(chunk))
-		for i := range chunk {
-			if i > 0 {
-				q.WriteString(", ")
-			}
-			q.WriteString("(?, ?, ?, ?, ?)")
-			r := &chunk[i]
-			args = append(args, r.OrgID.String(), r.LinkID.String(), r.Span, r.Start, r.Data)
-		}
-		q.WriteString(` ON CONFLICT ("org_id", "link_id", "span", "start") DO UPDATE SET "data" = excluded."data"`)
-		if _, err := tx.Tx.ExecContext(ctx, q.String(), args...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // linkRollupKeys returns keys as the common table expression k, with the
-// values it binds.
-func linkRollupKeys(keys []linkRollupKey, pg bool) (string, []any) {
+// values it binds (PostgreSQL).
+func linkRollupKeys(keys []linkRollupKey) (string, []any) {
 	var b strings.Builder
 	b.WriteString("WITH k (org_id, link_id, span, start) AS (VALUES ")
 	args := make([]any, 0, 4*len(keys))
@@ -477,11 +522,7 @@ func linkRollupKeys(keys []linkRollupKey, pg bool) (string, []any) {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		if pg {
-			b.WriteString("(?::uuid, ?::uuid, ?::integer, ?::bigint)")
-		} else {
-			b.WriteString("(?, ?, ?, ?)")
-		}
+		b.WriteString("(?::uuid, ?::uuid, ?::integer, ?::bigint)")
 		args = append(args, k.org, k.link, k.span, k.start)
 	}
 	b.WriteString(")")

@@ -23,25 +23,33 @@ import (
 // HOPLINK_TEST_POSTGRES is set, on PostgreSQL: batches of 500 (the
 // recorder's default) and 5,000 clicks with varied values (50 links, three
 // platforms, 40 countries, a few browsers, referers and UTM values), a
-// batch's clicks within one second, the clock moving on a second a batch.
-// "rollups" writes only the rollup upserts of a batch in their own
+// batch's clicks within one second, the clock moving on a second a batch;
+// and, as "zipf-batch-N", the same values over 10,000 links picked with a
+// Zipf law (s 1.1), as a recorder batch of many links' traffic is, whose
+// long tail touches a link row for a click or two. "rollups" writes only the rollup upserts of a batch in their own
 // transaction; "insert-clicks" is the whole InsertClicks, rows and
 // rollups. It reports the process's CPU time per click ("cpu-µs/click",
 // user and system; on PostgreSQL the server's share is not in it) and the
 // rollup rows a batch's upserts name.
 func BenchmarkRollupWrite(b *testing.B) {
 	for _, db := range []string{"sqlite", "postgres"} {
-		for _, size := range []int{500, 5000} {
-			for _, what := range []string{"rollups", "insert-clicks"} {
-				b.Run(fmt.Sprintf("%s/batch-%d/%s", db, size, what), func(b *testing.B) {
-					benchRollupWrite(b, db, size, what == "rollups")
-				})
+		for _, links := range []int{50, 10_000} {
+			for _, size := range []int{500, 5000} {
+				for _, what := range []string{"rollups", "insert-clicks"} {
+					shape := "batch"
+					if links > 50 {
+						shape = "zipf-batch"
+					}
+					b.Run(fmt.Sprintf("%s/%s-%d/%s", db, shape, size, what), func(b *testing.B) {
+						benchRollupWrite(b, db, links, size, what == "rollups")
+					})
+				}
 			}
 		}
 	}
 }
 
-func benchRollupWrite(b *testing.B, db string, size int, rollupsOnly bool) {
+func benchRollupWrite(b *testing.B, db string, nlinks, size int, rollupsOnly bool) {
 	ctx, c := b.Context(), newClock()
 	dsn := filepath.Join(b.TempDir(), "bench.db")
 	if db == "postgres" {
@@ -52,11 +60,17 @@ func benchRollupWrite(b *testing.B, db string, size int, rollupsOnly bool) {
 	b.Cleanup(func() { _ = s.Close() })
 	require.NoError(b, s.Migrate(ctx))
 	o := createOrg(b, s, c, "acme")
-	links := make([]*linking.Link, 50)
+	links := make([]*linking.Link, nlinks)
 	for i := range links {
-		links[i] = createLink(b, s, newLink(c, o.ID, "hop.example", fmt.Sprintf("l%02d", i)))
+		links[i] = newLink(c, o.ID, "hop.example", fmt.Sprintf("l%05d", i))
 	}
+	require.NoError(b, s.BulkInsertLinks(ctx, links))
 	r := rand.New(rand.NewPCG(1, 2))
+	pick := func() *linking.Link { return links[min(r.IntN(len(links)), r.IntN(len(links)))] }
+	if nlinks > 50 {
+		zipf := rand.NewZipf(r, 1.1, 1, uint64(nlinks-1))
+		pick = func() *linking.Link { return links[zipf.Uint64()] }
+	}
 	countries := []string{"US", "DE", "GB", "IN", "FR", "BR", "CA", "ES", "IT", "NL", "JP", "MX", "AU", "PL", "TR",
 		"SE", "ID", "KR", "CH", "AT", "BE", "AR", "PH", "NG", "ZA", "PT", "DK", "NO", "IE", "FI", "CZ", "RO", "VN",
 		"TH", "EG", "CO", "CL", "NZ", "GR", ""}
@@ -64,7 +78,7 @@ func benchRollupWrite(b *testing.B, db string, size int, rollupsOnly bool) {
 	batch := make([]analytics.Click, size)
 	fill := func() {
 		for i := range batch {
-			l := links[min(r.IntN(len(links)), r.IntN(len(links)))]
+			l := pick()
 			cl := newClick(l, at.Add(time.Duration(i)*time.Second/time.Duration(size)))
 			p := r.IntN(3)
 			cl.Platform = []string{"ios", "android", "desktop"}[p]
