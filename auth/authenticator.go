@@ -91,9 +91,7 @@ func NewAuthenticator(store KeyStore, opts AuthenticatorOptions) *Authenticator 
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	if opts.StoreTimeout == 0 {
-		opts.StoreTimeout = dbdeadline.Default
-	}
+	opts.StoreTimeout = dbdeadline.Or(opts.StoreTimeout, dbdeadline.Default)
 	return &Authenticator{
 		store:   store,
 		opts:    opts,

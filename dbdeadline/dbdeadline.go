@@ -15,6 +15,15 @@ import (
 // served by a prompt 503 with Retry-After than by a page that hangs.
 const Default = time.Second
 
+// Or returns d, an option's deadline, or def when the option is left
+// unset (zero); a negative d, no deadline, is returned as it is.
+func Or(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
 // ErrTimeout means that the database did not answer within the deadline of
 // Context. It wraps errcode.ErrUnavailable, so adapters answer it 503
 // SERVICE_UNAVAILABLE.

@@ -81,3 +81,12 @@ func TestCallKeepsAnswersAndOtherEndings(t *testing.T) {
 		})
 	}
 }
+
+// An option left at zero takes the default; a set one, or a negative one
+// (no deadline), stays.
+func TestOr(t *testing.T) {
+	assert.Equal(t, dbdeadline.Default, dbdeadline.Or(0, dbdeadline.Default))
+	assert.Equal(t, 2*dbdeadline.Default, dbdeadline.Or(0, 2*dbdeadline.Default))
+	assert.Equal(t, 300*time.Millisecond, dbdeadline.Or(300*time.Millisecond, dbdeadline.Default))
+	assert.Equal(t, -time.Second, dbdeadline.Or(-time.Second, dbdeadline.Default))
+}

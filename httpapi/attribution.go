@@ -54,11 +54,7 @@ func (a *API) matchAttribution(w http.ResponseWriter, req bunrouter.Request) err
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	timeout := a.opts.MatchTimeout
-	if timeout == 0 {
-		timeout = 2 * dbdeadline.Default
-	}
-	ctx, cancel := dbdeadline.Context(req.Context(), timeout)
+	ctx, cancel := dbdeadline.Context(req.Context(), dbdeadline.Or(a.opts.MatchTimeout, 2*dbdeadline.Default))
 	defer cancel()
 	res, err := a.opts.Attribution.Match(ctx, attribution.MatchInput{
 		OrgID:     p.OrgID,

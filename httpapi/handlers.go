@@ -186,8 +186,5 @@ func (a *API) readyz(w http.ResponseWriter, req bunrouter.Request) error {
 
 // readyTimeout is the deadline of Options.Ready.
 func (a *API) readyTimeout() time.Duration {
-	if a.opts.ReadyTimeout == 0 {
-		return dbdeadline.Default
-	}
-	return a.opts.ReadyTimeout
+	return dbdeadline.Or(a.opts.ReadyTimeout, dbdeadline.Default)
 }

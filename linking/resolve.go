@@ -195,9 +195,7 @@ func NewResolver(store ResolveStore, opts ResolverOptions) *Resolver {
 	if opts.Clock == nil {
 		opts.Clock = time.Now
 	}
-	if opts.StoreTimeout == 0 {
-		opts.StoreTimeout = dbdeadline.Default
-	}
+	opts.StoreTimeout = dbdeadline.Or(opts.StoreTimeout, dbdeadline.Default)
 	if opts.StaleIfError == 0 {
 		opts.StaleIfError = DefaultStaleIfError
 	}

@@ -78,11 +78,7 @@ func (h *Handler) authenticate(w http.ResponseWriter, r *http.Request, ip netip.
 	if h.opts.Verifier == nil {
 		return refuse(errcode.New(errcode.Unauthorized, "invalid or expired access token"), invalid)
 	}
-	timeout := h.opts.VerifyTimeout
-	if timeout == 0 {
-		timeout = dbdeadline.Default
-	}
-	vctx, cancel := dbdeadline.Context(ctx, timeout)
+	vctx, cancel := dbdeadline.Context(ctx, dbdeadline.Or(h.opts.VerifyTimeout, dbdeadline.Default))
 	g, err := h.opts.Verifier.VerifyAccessToken(vctx, token, h.resource)
 	err = dbdeadline.Err(vctx, err)
 	cancel()
