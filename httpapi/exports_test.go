@@ -396,6 +396,7 @@ func TestClickExportMillionRowsFlatMemory(t *testing.T) {
 	if testkit.RaceDetector {
 		t.Skip("loads a million clicks, too slow under the race detector; .ci/run runs it without")
 	}
+	storetest.SkipUnlessSQLite(t)
 	const total = 1_000_000
 	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "hoplink.db"))
 	require.NoError(t, err)

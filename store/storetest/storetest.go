@@ -48,10 +48,17 @@ func EachDB(t *testing.T, fn func(t *testing.T, s *store.Store)) {
 // test ends. It skips the test when HOPLINK_TEST_SKIP_SQLITE is set.
 func SQLite(t testing.TB) *store.Store {
 	t.Helper()
+	SkipUnlessSQLite(t)
+	return open(t, ":memory:")
+}
+
+// SkipUnlessSQLite skips a test of a SQLite store, one opened on a file
+// of its own for example, when HOPLINK_TEST_SKIP_SQLITE is set.
+func SkipUnlessSQLite(t testing.TB) {
+	t.Helper()
 	if os.Getenv(EnvSkipSQLite) != "" {
 		t.Skip(EnvSkipSQLite + " is set: the SQLite run covers this")
 	}
-	return open(t, ":memory:")
 }
 
 // Postgres returns a fresh migrated PostgreSQL store in a schema of its own
