@@ -484,6 +484,10 @@ func benchDashPages(b *testing.B, w *pageWorld) {
 // recorder), signed in as the organization's owner, so the figure is the
 // server's time without the network; the rate limits are off.
 //
+// At ten million clicks on PostgreSQL, add read_timeout=15m to the DSN of
+// HOPLINK_TEST_POSTGRES: the load's closing VACUUM ANALYZE outlasts the
+// driver's default read timeout of 10 seconds.
+//
 // Loading takes tens of minutes, so the benchmark runs only when
 // HOPLINK_BENCH_DASHBOARD is set, never under -short, and
 // HOPLINK_BENCH_DASHBOARD_DB may name a SQLite file that keeps the
