@@ -262,21 +262,13 @@ func applyLinkRollupsSQLite(ctx context.Context, tx bun.Tx, keys []linkRollupKey
 		stmts[i] = st
 	}
 	sel, upsert, del := stmts[0], stmts[1], stmts[2]
-	var org, link string
-	var was linkRollupKey
 	for i, k := range keys {
 		if i%clickCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		if i == 0 || k.org != was.org {
-			org = k.org.String()
-		}
-		if i == 0 || k.link != was.link {
-			link = k.link.String()
-		}
-		was = k
+		org, link := k.org.String(), k.link.String()
 		var stored []byte
 		if err := sel.QueryRowContext(bg, org, link, k.span, k.start).Scan(&stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
