@@ -66,12 +66,33 @@ var builtinStoreHosts = [...]string{"apps.apple.com", "itunes.apple.com", "play.
 // The error, for a target url.Parse refuses or that has no scheme, wraps
 // ErrInvalidTarget.
 func Apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Options) (string, error) {
+	out, _, err := apply(target, visitorQuery, eff, utm, opts)
+	return out, err
+}
+
+// ApplyForClick is Apply that also returns the UTM values a click sent to
+// its result records: what ClickUTM returns for that result, found without
+// parsing the result again. When Apply fails, the visitor is sent to
+// target as it is, and the values are those ClickUTM gives target (the
+// visitor's, as target does not parse).
+func ApplyForClick(target, visitorQuery string, eff Effective, utm UTMFields, opts Options) (string, UTMValues, error) {
+	out, tagUTM, err := apply(target, visitorQuery, eff, utm, opts)
+	if err != nil || !tagUTM {
+		return out, UTMFromQuery(visitorQuery), err
+	}
+	return out, UTMFromURL(out), nil
+}
+
+// apply is Apply, reporting too whether UTM keys apply to target
+// (UTMApplies), which is as true of the result: Apply keeps target's
+// scheme and host.
+func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Options) (string, bool, error) {
 	u, err := url.Parse(target)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrInvalidTarget, err)
+		return "", false, fmt.Errorf("%w: %w", ErrInvalidTarget, err)
 	}
 	if u.Scheme == "" {
-		return "", ErrInvalidTarget
+		return "", false, ErrInvalidTarget
 	}
 	tagUTM := utmApplies(u, opts.StoreHosts)
 
@@ -120,7 +141,7 @@ func Apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 		}
 	}
 	if len(set.list) == 0 {
-		return target, nil
+		return target, tagUTM, nil
 	}
 
 	// Split target as url.Parse does: the fragment at the first '#', then
@@ -163,7 +184,7 @@ func Apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 		}
 	}
 	if !changed {
-		return target, nil
+		return target, tagUTM, nil
 	}
 
 	var b strings.Builder
@@ -216,7 +237,7 @@ func Apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 		b.WriteByte('#')
 		b.WriteString(fragment)
 	}
-	return b.String(), nil
+	return b.String(), tagUTM, nil
 }
 
 // UTMApplies reports whether Apply may add or change UTM keys on target: it

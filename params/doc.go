@@ -6,7 +6,7 @@
 // destination and for every platform URL, so a tap and a resolve of the
 // same link give the same URL. CustomParams gives the SDK resolve's
 // `custom_params`; UTMFromURL, UTMFromQuery and ClickUTM give the UTM values
-// a click records.
+// a click records, and ApplyForClick gives them with Apply's result.
 //
 // The package is pure: it imports the standard library and errcode only,
 // does no I/O, reads no clock and draws no randomness. It must not import

@@ -25,8 +25,9 @@ func queryOf(rawURL string) string {
 
 // FuzzApply proves that Apply never panics, sets every key it sets exactly
 // once, never repeats a key the target did not repeat, keeps the fragment
-// and everything before the query, and that applying twice equals applying
-// once. Its seed corpus runs with every `go test`.
+// and everything before the query, that applying twice equals applying
+// once, and that ApplyForClick's UTM values are ClickUTM's of the address
+// the visitor is sent to. Its seed corpus runs with every `go test`.
 func FuzzApply(f *testing.F) {
 	type seed struct {
 		target, visitor, k1, v1 string
@@ -70,6 +71,19 @@ func FuzzApply(f *testing.F) {
 		opts := params.Options{StoreHosts: []string{"store.hop.example"}}
 
 		got, err := params.Apply(target, visitor, eff, utm, opts)
+
+		// ApplyForClick sends the visitor where Apply does (to target when
+		// it fails) and records what ClickUTM reads from that address.
+		clickTo, clickUTM, clickErr := params.ApplyForClick(target, visitor, eff, utm, opts)
+		require.Equal(t, err, clickErr)
+		sent := got
+		if err != nil {
+			sent = target
+		} else {
+			require.Equal(t, got, clickTo)
+		}
+		require.Equal(t, params.ClickUTM(sent, visitor, opts), clickUTM, "the click's UTM values for %q", sent)
+
 		if err != nil {
 			require.True(t, errors.Is(err, params.ErrInvalidTarget), err.Error())
 			return
