@@ -25,7 +25,6 @@ import (
 	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
-	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -67,7 +66,7 @@ func newAnalyticsHarness(t *testing.T, s *store.Store, opts ...option) *analytic
 	record := func(ctx context.Context, ev httpapi.RedirectEvent) {
 		ah.mu.Lock()
 		defer ah.mu.Unlock()
-		httpapi.RecordClicks(ah.rec, params.Options{})(ctx, ev)
+		httpapi.RecordClicks(ah.rec)(ctx, ev)
 	}
 	ah.domain = httptest.NewServer(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver: resolver, Ready: s.Ping, Clock: ah.clock.Now, OnRedirect: record,

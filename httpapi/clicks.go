@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hoplink/hoplink/analytics"
-	"github.com/hoplink/hoplink/params"
 )
 
 // ClickRecorder takes clicks without waiting; analytics.Recorder is one.
@@ -15,17 +14,16 @@ type ClickRecorder interface {
 // RecordClicks returns a LinkDomainOptions.OnRedirect hook that records one
 // click with source "redirect" for every redirect of a real visitor (bots,
 // 404s, 410s and the password form record nothing, because the handler calls
-// the hook only for redirects). opts are the params options the handler
-// uses, for the UTM values of SPEC.md's UTM rule 4.
-func RecordClicks(rec ClickRecorder, opts params.Options) func(context.Context, RedirectEvent) {
+// the hook only for redirects).
+func RecordClicks(rec ClickRecorder) func(context.Context, RedirectEvent) {
 	return func(_ context.Context, ev RedirectEvent) {
-		rec.Record(ClickFromRedirect(ev, opts))
+		rec.Record(ClickFromRedirect(ev))
 	}
 }
 
 // ClickFromRedirect turns a redirect into the click it records.
-func ClickFromRedirect(ev RedirectEvent, opts params.Options) analytics.Click {
-	utm := params.ClickUTM(ev.Location, ev.Query, opts)
+func ClickFromRedirect(ev RedirectEvent) analytics.Click {
+	utm := ev.UTM
 	c := analytics.Click{
 		ID:             ev.ClickID,
 		Domain:         ev.Domain,

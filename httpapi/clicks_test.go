@@ -10,7 +10,6 @@ import (
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/httpapi"
-	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -36,7 +35,7 @@ func TestRedirectsRecordClicks(t *testing.T) {
 		h.mu.Unlock()
 		require.Len(t, events, 2)
 
-		desktop := httpapi.ClickFromRedirect(events[0], params.Options{})
+		desktop := httpapi.ClickFromRedirect(events[0])
 		assert.Equal(t, analytics.SourceRedirect, desktop.Source)
 		assert.Equal(t, o.ID, desktop.OrgID)
 		assert.Equal(t, web.ID, desktop.LinkID)
@@ -50,7 +49,7 @@ func TestRedirectsRecordClicks(t *testing.T) {
 		assert.Equal(t, "social", desktop.UTMMedium)
 		assert.Equal(t, events[0].ClickID, desktop.ID)
 
-		store := httpapi.ClickFromRedirect(events[1], params.Options{})
+		store := httpapi.ClickFromRedirect(events[1])
 		assert.Equal(t, "ios", store.Platform)
 		assert.Equal(t, "tiktok", store.UTMSource, "UTM rule 4: an app-store target keeps the tap's values")
 
@@ -59,7 +58,7 @@ func TestRedirectsRecordClicks(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- rec.Run(ctx) }()
-		hook := httpapi.RecordClicks(rec, params.Options{})
+		hook := httpapi.RecordClicks(rec)
 		for _, ev := range events {
 			hook(context.Background(), ev)
 		}

@@ -26,7 +26,6 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
-	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 	"github.com/hoplink/hoplink/web/webtest"
@@ -92,7 +91,7 @@ func newClickJourney(t *testing.T, s *store.Store) *clickJourney {
 
 	domain := httptest.NewUnstartedServer(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{
 		Resolver: resolver, Ready: s.Ping, Clock: j.clock.Now,
-		OnRedirect: httpapi.RecordClicks(rec, params.Options{}),
+		OnRedirect: httpapi.RecordClicks(rec),
 	}))
 	require.NoError(t, domain.Listener.Close())
 	domain.Listener = ln

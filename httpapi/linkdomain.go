@@ -63,6 +63,9 @@ type RedirectEvent struct {
 	Referer        string
 	// Query is the raw query of the short URL the visitor tapped.
 	Query string
+	// UTM holds the UTM values the click records (SPEC.md, UTM rule 4),
+	// params.ClickUTM of Location under the handler's params options.
+	UTM params.UTMValues
 }
 
 // LinkDomainOptions configure the link-domain handler.
@@ -296,7 +299,7 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 		return
 	}
 	route := linking.RouteVisitor(res.Route, res.RouteApp, device, clickID.String())
-	location, err := params.Apply(route.URL, r.URL.RawQuery, res.Effective, res.UTM, h.opts.Params)
+	location, utm, err := params.ApplyForClick(route.URL, r.URL.RawQuery, res.Effective, res.UTM, h.opts.Params)
 	if err != nil {
 		// A stored URL that does not parse: send the visitor there as it is.
 		h.log.WarnContext(r.Context(), "link target does not parse", "link_id", res.Link.ID, "err", err)
@@ -320,6 +323,7 @@ func (h *LinkDomain) redirect(w http.ResponseWriter, r *http.Request, host strin
 			AcceptLanguage: r.Header.Get("Accept-Language"),
 			Referer:        r.Referer(),
 			Query:          r.URL.RawQuery,
+			UTM:            utm,
 		})
 	}
 	h.outcome(OutcomeRedirect)

@@ -19,7 +19,6 @@ import (
 	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
-	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
 )
@@ -39,14 +38,14 @@ func BenchmarkLinkDomainRedirect(b *testing.B) {
 	// recorder here keeps nothing, so that the figure is the handler's share
 	// (the batched write is measured by store's BenchmarkInsertClicks500).
 	withClicks := httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r,
-		OnRedirect: httpapi.RecordClicks(discardClicks{}, params.Options{})})
+		OnRedirect: httpapi.RecordClicks(discardClicks{})})
 	// With the hooks serve gives when --metrics-addr is set: outcomes and
 	// requests counted (by atomic counters here: the Prometheus side is
 	// measured by internal/app's BenchmarkMetricsHooks).
 	var outcomes [httpapi.NumOutcomes]atomic.Uint64
 	var requests atomic.Uint64
 	withMetrics := httpapi.Instrument(httpapi.NewLinkDomain(httpapi.LinkDomainOptions{Resolver: r,
-		OnRedirect: httpapi.RecordClicks(discardClicks{}, params.Options{}),
+		OnRedirect: httpapi.RecordClicks(discardClicks{}),
 		OnOutcome:  func(o httpapi.Outcome) { outcomes[o].Add(1) }}),
 		func(route string, status int, took time.Duration) { requests.Add(1) })
 

@@ -20,7 +20,6 @@ import (
 	"github.com/hoplink/hoplink/httpapi"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
-	"github.com/hoplink/hoplink/params"
 	"github.com/hoplink/hoplink/ratelimit"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/version"
@@ -89,7 +88,7 @@ func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 		Logger:          d.Log,
 		Secret:          d.Secret,
 		Limiter:         d.Limiter,
-		OnRedirect:      httpapi.RecordClicks(d.Clicks, params.Options{}),
+		OnRedirect:      httpapi.RecordClicks(d.Clicks),
 		OnOutcome:       d.Metrics.OnOutcome(),
 	})
 }
