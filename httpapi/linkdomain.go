@@ -354,7 +354,15 @@ func (h *LinkDomain) writeRedirect(w http.ResponseWriter, r *http.Request, statu
 	hd["Cache-Control"] = noStore
 	hd["Referrer-Policy"] = referrerPolicy
 	hd["Content-Type"] = htmlType
-	hd["Content-Length"] = contentLength(len(body))
+	// net/http gives a body that fits its response buffer its
+	// Content-Length when the handler returns, and leaving the header to it
+	// keeps the map at eight entries with the security headers and
+	// X-Request-Id: a ninth outgrows a Go map's first group, in this map and
+	// in the copy that WriteHeader makes. HEAD, which writes no body, and a
+	// longer body, which net/http would send chunked, get it here.
+	if r.Method == http.MethodHead || len(body) > autoContentLengthMax {
+		hd["Content-Length"] = contentLength(len(body))
+	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -590,6 +591,9 @@ func TestLinkDomainHeadRecordsNoClick(t *testing.T) {
 		app := h.fullApp(t, o, "null")
 		web := h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"web","og_title":"Sale"}`)
 		appLink := h.create(t, o.key.raw, `{"destination_url":"https://shop.example/","slug":"app-link","app_id":"`+app.ID.String()+`"}`)
+		// A body over net/http's 2 KiB response buffer, which the handler
+		// gives its Content-Length as it does for HEAD.
+		long := h.create(t, o.key.raw, `{"destination_url":"https://shop.example/`+strings.Repeat("p", 1500)+`","slug":"long"}`)
 		events := func() int {
 			h.mu.Lock()
 			defer h.mu.Unlock()
@@ -615,6 +619,7 @@ func TestLinkDomainHeadRecordsNoClick(t *testing.T) {
 			clicks int // recorded by GET
 		}{
 			{"a redirect", web, uaDesktop, http.StatusFound, 1},
+			{"a redirect with a long body", long, uaDesktop, http.StatusFound, 1},
 			{"a bot preview", web, uaTwitter, http.StatusOK, 0},
 			{"an app link to the Play Store", appLink, uaAndroid, http.StatusFound, 1},
 			{"an app link to the App Store", appLink, uaIPhone, http.StatusFound, 1},
@@ -626,6 +631,8 @@ func TestLinkDomainHeadRecordsNoClick(t *testing.T) {
 				get := h.visit(t, v)
 				require.Equal(t, tt.status, get.status, "body: %s", get.body)
 				assert.Equal(t, before+tt.clicks, events(), "GET records %d click(s)", tt.clicks)
+				assert.Equal(t, strconv.Itoa(len(get.body)), get.header.Get("Content-Length"), "the body's length, not chunked")
+				assert.Empty(t, get.header.Get("Transfer-Encoding"))
 
 				v.method = http.MethodHead
 				before = events()

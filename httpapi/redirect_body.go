@@ -51,6 +51,10 @@ func appendHTMLEscaped(b []byte, s string) []byte {
 	return append(b, s[last:]...)
 }
 
+// autoContentLengthMax is the longest redirect body whose Content-Length
+// writeRedirect leaves to net/http, within its 2 KiB response buffer.
+const autoContentLengthMax = 2000
+
 // contentLengths caches the Content-Length header values of the small
 // bodies, made once each and never modified.
 var contentLengths [4096]atomic.Pointer[[]string]
