@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -95,18 +96,16 @@ func (a linkRollupKey) compare(b linkRollupKey) int {
 }
 
 // linkDimValue is a value of one dimension, by its index in
-// linkRollupDims; names beyond them are dimensions a later writer added.
+// linkRollupDims.
 type linkDimValue struct {
 	dim   int
 	value string
 }
 
-// linkCounts is a link rollup being merged: counts per dimension value,
-// and the dimensions read that this writer does not know, kept as they
-// were.
+// linkCounts is a change's counts of one link rollup, per dimension
+// value.
 type linkCounts struct {
-	values  map[linkDimValue]*rollupCounts
-	unknown []analytics.LinkRollupDim
+	values map[linkDimValue]*rollupCounts
 }
 
 func (lc *linkCounts) add(k linkDimValue, clicks, installs int64) {
@@ -119,45 +118,52 @@ func (lc *linkCounts) add(k linkDimValue, clicks, installs int64) {
 	n.installs += installs
 }
 
-// merge adds the decoded rollup r.
-func (lc *linkCounts) merge(r *analytics.LinkRollup) {
-	for _, d := range r.Dims {
-		i := sort.Search(len(linkRollupDims), func(i int) bool { return linkRollupDims[i] >= d.Dim })
-		if i == len(linkRollupDims) || linkRollupDims[i] != d.Dim {
-			lc.unknown = append(lc.unknown, d)
-			continue
-		}
-		for _, v := range d.Values {
-			lc.add(linkDimValue{i, v.Value}, v.Clicks, v.Installs)
+// sorted returns the counts as one list per dimension of linkRollupDims
+// that has values, each in ascending order of value, with the counts as
+// they are (a removal's are negative).
+func (lc *linkCounts) sorted() []analytics.LinkRollupDim {
+	byDim := make([][]analytics.LinkRollupValue, len(linkRollupDims))
+	for k, n := range lc.values {
+		byDim[k.dim] = append(byDim[k.dim], analytics.LinkRollupValue{Value: k.value, Clicks: n.clicks, Installs: n.installs})
+	}
+	out := make([]analytics.LinkRollupDim, 0, len(linkRollupDims))
+	for i, d := range linkRollupDims {
+		if vs := byDim[i]; len(vs) > 0 {
+			slices.SortFunc(vs, func(a, b analytics.LinkRollupValue) int { return strings.Compare(a.Value, b.Value) })
+			out = append(out, analytics.LinkRollupDim{Dim: d, Values: vs})
 		}
 	}
+	return out
 }
 
-// rollup returns the counts as a rollup, leaving out the values without
-// clicks or installs. A count below zero (more removed than was counted,
-// which a consistent store never has) is kept at zero.
-func (lc *linkCounts) rollup() *analytics.LinkRollup {
-	r := &analytics.LinkRollup{}
-	for k, n := range lc.values {
-		if n.clicks <= 0 && n.installs <= 0 {
-			continue
-		}
-		for len(r.Dims) <= k.dim {
-			r.Dims = append(r.Dims, analytics.LinkRollupDim{Dim: linkRollupDims[len(r.Dims)]})
-		}
-		r.Dims[k.dim].Values = append(r.Dims[k.dim].Values,
-			analytics.LinkRollupValue{Value: k.value, Clicks: max(n.clicks, 0), Installs: max(n.installs, 0)})
-	}
-	kept := r.Dims[:0]
-	for _, d := range r.Dims {
-		if len(d.Values) > 0 {
-			sort.Slice(d.Values, func(i, j int) bool { return d.Values[i].Value < d.Values[j].Value })
-			kept = append(kept, d)
+// addLinkRollupValues returns the sum of the value lists a and b, both in
+// ascending order of value, leaving out the values without clicks or
+// installs; a count below zero (more removed than was counted, which a
+// consistent store never has) is kept at zero.
+func addLinkRollupValues(a, b []analytics.LinkRollupValue) []analytics.LinkRollupValue {
+	out := make([]analytics.LinkRollupValue, 0, max(len(a), len(b)))
+	keep := func(v analytics.LinkRollupValue) {
+		if v.Clicks > 0 || v.Installs > 0 {
+			v.Clicks, v.Installs = max(v.Clicks, 0), max(v.Installs, 0)
+			out = append(out, v)
 		}
 	}
-	r.Dims = append(kept, lc.unknown...)
-	sort.Slice(r.Dims, func(i, j int) bool { return r.Dims[i].Dim < r.Dims[j].Dim })
-	return r
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i].Value < b[j].Value:
+			keep(a[i])
+			i++
+		case i == len(a) || b[j].Value < a[i].Value:
+			keep(b[j])
+			j++
+		default:
+			keep(analytics.LinkRollupValue{Value: a[i].Value, Clicks: a[i].Clicks + b[j].Clicks, Installs: a[i].Installs + b[j].Installs})
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 // linkRollupDeltas derives a change's link rollups from its tuples: per
@@ -216,21 +222,51 @@ func applyLinkRollups(ctx context.Context, tx bun.Tx, tuples map[rollupTuple]*ro
 }
 
 // mergeLinkRollup adds the stored rollup data (nil when the key has no
-// row) to lc and returns the encoded sum, or nil when it holds no counts
-// and the row is to be deleted.
-func mergeLinkRollup(k linkRollupKey, lc *linkCounts, data []byte) ([]byte, error) {
+// row) to the change's counts, by dimension, as sorted lists merged in
+// one pass, and returns the encoded sum, or nil when it holds no counts
+// and the row is to be deleted. A dimension this writer does not know (a
+// later writer's) is kept as it was.
+func mergeLinkRollup(k linkRollupKey, delta []analytics.LinkRollupDim, data []byte) ([]byte, error) {
+	stored := &analytics.LinkRollup{}
 	if data != nil {
-		r, err := analytics.DecodeLinkRollup(data)
-		if err != nil {
+		var err error
+		if stored, err = analytics.DecodeLinkRollup(data); err != nil {
 			return nil, fmt.Errorf("link rollup %s/%d/%d: %w", k.link, k.span, k.start, err)
 		}
-		lc.merge(r)
 	}
-	r := lc.rollup()
-	if len(r.Dims) == 0 {
+	known := func(d analytics.Dimension) bool {
+		_, ok := slices.BinarySearch(linkRollupDims, d)
+		return ok
+	}
+	sum := &analytics.LinkRollup{Dims: make([]analytics.LinkRollupDim, 0, max(len(stored.Dims), len(delta)))}
+	add := func(d analytics.Dimension, a, b []analytics.LinkRollupValue) {
+		if vs := addLinkRollupValues(a, b); len(vs) > 0 {
+			sum.Dims = append(sum.Dims, analytics.LinkRollupDim{Dim: d, Values: vs})
+		}
+	}
+	i, j := 0, 0
+	for i < len(stored.Dims) || j < len(delta) {
+		switch {
+		case j == len(delta) || i < len(stored.Dims) && stored.Dims[i].Dim < delta[j].Dim:
+			if d := stored.Dims[i]; known(d.Dim) {
+				add(d.Dim, d.Values, nil)
+			} else {
+				sum.Dims = append(sum.Dims, d)
+			}
+			i++
+		case i == len(stored.Dims) || delta[j].Dim < stored.Dims[i].Dim:
+			add(delta[j].Dim, nil, delta[j].Values)
+			j++
+		default:
+			add(delta[j].Dim, stored.Dims[i].Values, delta[j].Values)
+			i++
+			j++
+		}
+	}
+	if len(sum.Dims) == 0 {
 		return nil, nil
 	}
-	return analytics.EncodeLinkRollup(nil, r)
+	return analytics.EncodeLinkRollup(nil, sum)
 }
 
 // The statements of applyLinkRollupsSQLite, one row each.
@@ -273,7 +309,7 @@ func applyLinkRollupsSQLite(ctx context.Context, tx bun.Tx, keys []linkRollupKey
 		if err := sel.QueryRowContext(bg, org, link, k.span, k.start).Scan(&stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		data, err := mergeLinkRollup(k, deltas[k], stored)
+		data, err := mergeLinkRollup(k, deltas[k].sorted(), stored)
 		if err != nil {
 			return err
 		}
@@ -324,7 +360,7 @@ func applyLinkRollupsPG(ctx context.Context, tx bun.Tx, keys []linkRollupKey, de
 	rows = rows[:0]
 	var gone []linkRollupKey
 	for _, k := range keys {
-		data, err := mergeLinkRollup(k, deltas[k], stored[k])
+		data, err := mergeLinkRollup(k, deltas[k].sorted(), stored[k])
 		if err != nil {
 			return err
 		}
