@@ -66,8 +66,8 @@ var builtinStoreHosts = [...]string{"apps.apple.com", "itunes.apple.com", "play.
 // The error, for a target url.Parse refuses or that has no scheme, wraps
 // ErrInvalidTarget.
 func Apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Options) (string, error) {
-	out, _, err := apply(target, visitorQuery, eff, utm, opts)
-	return out, err
+	a, err := apply(target, visitorQuery, eff, utm, opts)
+	return a.out, err
 }
 
 // ApplyForClick is Apply that also returns the UTM values a click sent to
@@ -76,25 +76,39 @@ func Apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 // target as it is, and the values are those ClickUTM gives target (the
 // visitor's, as target does not parse).
 func ApplyForClick(target, visitorQuery string, eff Effective, utm UTMFields, opts Options) (string, UTMValues, error) {
-	out, tagUTM, err := apply(target, visitorQuery, eff, utm, opts)
-	if err != nil || !tagUTM {
-		return out, UTMFromQuery(visitorQuery), err
+	a, err := apply(target, visitorQuery, eff, utm, opts)
+	if err != nil || !a.tagUTM {
+		return a.out, UTMFromQuery(visitorQuery), err
 	}
-	return out, UTMFromURL(out), nil
+	if !a.utmRead {
+		a.utm = UTMFromURL(a.out)
+	}
+	return a.out, a.utm, nil
 }
 
-// apply is Apply, reporting too whether UTM keys apply to target
-// (UTMApplies), which is as true of the result: Apply keeps target's
-// scheme and host.
-func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Options) (string, bool, error) {
+// applied is what apply found: the result; whether UTM keys apply to
+// target (UTMApplies), which is as true of the result, as Apply keeps
+// target's scheme and host; and, when apply wrote a new URL (utmRead),
+// the UTM values of its query, as UTMFromURL would read them, noted as
+// each pair was written.
+type applied struct {
+	out     string
+	tagUTM  bool
+	utm     UTMValues
+	utmRead bool
+}
+
+// apply is Apply, reporting what applied holds.
+func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Options) (applied, error) {
 	u, err := url.Parse(target)
 	if err != nil {
-		return "", false, fmt.Errorf("%w: %w", ErrInvalidTarget, err)
+		return applied{}, fmt.Errorf("%w: %w", ErrInvalidTarget, err)
 	}
 	if u.Scheme == "" {
-		return "", false, ErrInvalidTarget
+		return applied{}, ErrInvalidTarget
 	}
 	tagUTM := utmApplies(u, opts.StoreHosts)
+	unchanged := applied{out: target, tagUTM: tagUTM}
 
 	// Gather every key to set and its candidate values.
 	var stack [8]entry
@@ -141,7 +155,7 @@ func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 		}
 	}
 	if len(set.list) == 0 {
-		return target, tagUTM, nil
+		return unchanged, nil
 	}
 
 	// Split target as url.Parse does: the fragment at the first '#', then
@@ -184,7 +198,7 @@ func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 		}
 	}
 	if !changed {
-		return target, tagUTM, nil
+		return unchanged, nil
 	}
 
 	var b strings.Builder
@@ -198,6 +212,7 @@ func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 		}
 		n++
 	}
+	a := applied{tagUTM: tagUTM, utmRead: true}
 	for s := newSegments(query); ; {
 		seg, more := s.next()
 		if !more {
@@ -211,7 +226,8 @@ func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 				}
 				e.written = true
 				sep()
-				if w := e.winner(); w == v {
+				w := e.winner()
+				if w == v {
 					b.WriteString(seg)
 				} else {
 					rawKey, _, _ := strings.Cut(seg, "=")
@@ -219,8 +235,10 @@ func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 					b.WriteByte('=')
 					writeQueryEscaped(&b, w)
 				}
+				a.utm.note(k, w)
 				continue
 			}
+			a.utm.note(k, v)
 		}
 		sep()
 		b.WriteString(seg)
@@ -231,13 +249,15 @@ func apply(target, visitorQuery string, eff Effective, utm UTMFields, opts Optio
 			writeQueryEscaped(&b, e.key)
 			b.WriteByte('=')
 			writeQueryEscaped(&b, e.winner())
+			a.utm.note(e.key, e.winner())
 		}
 	}
 	if hasFragment {
 		b.WriteByte('#')
 		b.WriteString(fragment)
 	}
-	return b.String(), tagUTM, nil
+	a.out = b.String()
+	return a, nil
 }
 
 // UTMApplies reports whether Apply may add or change UTM keys on target: it

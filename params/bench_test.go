@@ -63,6 +63,33 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
+// BenchmarkApplyForClick is the redirect's call: the typical target and
+// the UTM values its click records, against Apply followed by ClickUTM,
+// which parsed the result again.
+func BenchmarkApplyForClick(b *testing.B) {
+	eff := params.Merge(benchOrg, benchLink)
+	b.Run("apply-for-click", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, utm, err := params.ApplyForClick(benchTarget, benchVisitor, eff, benchUTM, params.Options{})
+			if err != nil || utm.Source == "" {
+				b.Fatal(err, utm)
+			}
+			benchOut = out
+		}
+	})
+	b.Run("apply-then-click-utm", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			out, err := params.Apply(benchTarget, benchVisitor, eff, benchUTM, params.Options{})
+			if utm := params.ClickUTM(out, benchVisitor, params.Options{}); err != nil || utm.Source == "" {
+				b.Fatal(err, utm)
+			}
+			benchOut = out
+		}
+	})
+}
+
 // BenchmarkMergeAndApply is what the redirect does per click.
 func BenchmarkMergeAndApply(b *testing.B) {
 	b.ReportAllocs()

@@ -52,30 +52,34 @@ func UTMFromQuery(query string) UTMValues {
 		if !more {
 			break
 		}
-		k, v, ok := decodePair(seg)
-		if !ok || blank(v) {
-			continue
-		}
-		var dst *string
-		switch k {
-		case "utm_source":
-			dst = &u.Source
-		case "utm_medium":
-			dst = &u.Medium
-		case "utm_campaign":
-			dst = &u.Campaign
-		case "utm_term":
-			dst = &u.Term
-		case "utm_content":
-			dst = &u.Content
-		default:
-			continue
-		}
-		if *dst == "" {
-			*dst = v
+		if k, v, ok := decodePair(seg); ok {
+			u.note(k, v)
 		}
 	}
 	return u
+}
+
+// note takes the value v of the decoded key k when k is a UTM key that u
+// has no value of yet and v is not blank.
+func (u *UTMValues) note(k, v string) {
+	var dst *string
+	switch k {
+	case "utm_source":
+		dst = &u.Source
+	case "utm_medium":
+		dst = &u.Medium
+	case "utm_campaign":
+		dst = &u.Campaign
+	case "utm_term":
+		dst = &u.Term
+	case "utm_content":
+		dst = &u.Content
+	default:
+		return
+	}
+	if *dst == "" && !blank(v) {
+		*dst = v
+	}
 }
 
 // ClickUTM returns the UTM values a click records (SPEC.md, UTM rule 4):
