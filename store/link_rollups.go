@@ -20,13 +20,19 @@ import (
 )
 
 // The link rollups (click_link_rollups, migration 20261203000001) hold,
-// per organization, link, and UTC hour (span 3600) or UTC day (span
-// 86400), one row whose data is an analytics.LinkRollup: the clicks and
+// per organization, UTC hour (span 3600) or UTC day (span 86400), and
+// link, one row whose data is an analytics.LinkRollup: the clicks and
 // installs of the link in that span per value of every dimension but
 // link. A breakdown narrowed to a few links reads them (analytics.go):
 // clicks are Zipf-skewed over links, and the long tail has well under one
 // click a link-day, so a row per link, dimension value and day would cost
 // about fourteen rows a click where this costs at most two.
+//
+// The rows are keyed by (org_id, span, start, link_id) (migration
+// 20261203000006), the order in which they are written: a batch of many
+// links' clicks touches the rows of the current hour and day, which lie
+// together however many links it has. A link's window is read by its
+// starts, a lookup of the key for each span of the window and link.
 //
 // App and domain are in the rollup: a link's app can change (PATCH
 // app_id) and so can its domain (a move, MoveLink), and a click keeps the
@@ -59,9 +65,9 @@ type linkRollupRow struct {
 	bun.BaseModel `bun:"table:click_link_rollups,alias:lr"`
 
 	OrgID  uuid.UUID `bun:"org_id,pk"`
-	LinkID uuid.UUID `bun:"link_id,pk"`
 	Span   int64     `bun:"span,pk"`
 	Start  int64     `bun:"start,pk"`
+	LinkID uuid.UUID `bun:"link_id,pk"`
 	Data   []byte    `bun:"data"`
 }
 
@@ -82,17 +88,19 @@ type linkRollupKey struct {
 	span, start int64
 }
 
+// compare orders keys as the table's primary key does: by organization,
+// span, start and link.
 func (a linkRollupKey) compare(b linkRollupKey) int {
 	if c := bytes.Compare(a.org[:], b.org[:]); c != 0 {
-		return c
-	}
-	if c := bytes.Compare(a.link[:], b.link[:]); c != 0 {
 		return c
 	}
 	if a.span != b.span {
 		return cmp.Compare(a.span, b.span)
 	}
-	return cmp.Compare(a.start, b.start)
+	if a.start != b.start {
+		return cmp.Compare(a.start, b.start)
+	}
+	return bytes.Compare(a.link[:], b.link[:])
 }
 
 // linkDimValue is a value of one dimension, by its index in
@@ -271,10 +279,10 @@ func mergeLinkRollup(k linkRollupKey, delta []analytics.LinkRollupDim, data []by
 
 // The statements of applyLinkRollupsSQLite, one row each.
 const (
-	linkRollupSelectSQL = `SELECT "data" FROM "click_link_rollups" WHERE "org_id" = ? AND "link_id" = ? AND "span" = ? AND "start" = ?`
-	linkRollupUpsertSQL = `INSERT INTO "click_link_rollups" ("org_id", "link_id", "span", "start", "data") VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT ("org_id", "link_id", "span", "start") DO UPDATE SET "data" = excluded."data"`
-	linkRollupDeleteSQL = `DELETE FROM "click_link_rollups" WHERE "org_id" = ? AND "link_id" = ? AND "span" = ? AND "start" = ?`
+	linkRollupSelectSQL = `SELECT "data" FROM "click_link_rollups" WHERE "org_id" = ? AND "span" = ? AND "start" = ? AND "link_id" = ?`
+	linkRollupUpsertSQL = `INSERT INTO "click_link_rollups" ("org_id", "span", "start", "link_id", "data") VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT ("org_id", "span", "start", "link_id") DO UPDATE SET "data" = excluded."data"`
+	linkRollupDeleteSQL = `DELETE FROM "click_link_rollups" WHERE "org_id" = ? AND "span" = ? AND "start" = ? AND "link_id" = ?`
 )
 
 // applyLinkRollupsSQLite reads, merges and writes each key's row through
@@ -306,7 +314,7 @@ func applyLinkRollupsSQLite(ctx context.Context, tx bun.Tx, keys []linkRollupKey
 		}
 		org, link := k.org.String(), k.link.String()
 		var stored []byte
-		if err := sel.QueryRowContext(bg, org, link, k.span, k.start).Scan(&stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		if err := sel.QueryRowContext(bg, org, k.span, k.start, link).Scan(&stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		data, err := mergeLinkRollup(k, deltas[k].sorted(), stored)
@@ -315,9 +323,9 @@ func applyLinkRollupsSQLite(ctx context.Context, tx bun.Tx, keys []linkRollupKey
 		}
 		switch {
 		case data != nil:
-			_, err = upsert.ExecContext(bg, org, link, k.span, k.start, data)
+			_, err = upsert.ExecContext(bg, org, k.span, k.start, link, data)
 		case stored != nil:
-			_, err = del.ExecContext(bg, org, link, k.span, k.start)
+			_, err = del.ExecContext(bg, org, k.span, k.start, link)
 		}
 		if err != nil {
 			return err
@@ -347,7 +355,7 @@ func applyLinkRollupsPG(ctx context.Context, tx bun.Tx, keys []linkRollupKey, de
 	with, args := linkRollupKeys(keys)
 	query := with + ` SELECT lr.org_id, lr.link_id, lr.span, lr.start, lr.data FROM k CROSS JOIN click_link_rollups AS lr
 		WHERE lr.org_id = k.org_id AND lr.link_id = k.link_id AND lr.span = k.span AND lr.start = k.start
-		ORDER BY lr.org_id, lr.link_id, lr.span, lr.start FOR UPDATE OF lr`
+		ORDER BY lr.org_id, lr.span, lr.start, lr.link_id FOR UPDATE OF lr`
 	var existing []linkRollupRow
 	if err := tx.NewRaw(query, args...).Scan(ctx, &existing); err != nil {
 		return err
@@ -371,7 +379,7 @@ func applyLinkRollupsPG(ctx context.Context, tx bun.Tx, keys []linkRollupKey, de
 		rows = append(rows, linkRollupRow{OrgID: k.org, LinkID: k.link, Span: k.span, Start: k.start, Data: data})
 	}
 	if len(rows) > 0 {
-		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (org_id, link_id, span, start) DO UPDATE").
+		if _, err := tx.NewInsert().Model(&rows).On("CONFLICT (org_id, span, start, link_id) DO UPDATE").
 			Set("data = EXCLUDED.data").Exec(ctx); err != nil {
 			return err
 		}
@@ -473,10 +481,16 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 		if p.from >= p.to {
 			continue
 		}
+		// The part's starts, each with the links, are lookups of the key;
+		// a range of starts would read every link's rows in it.
+		starts := make([]int64, 0, (p.to-p.from)/p.span)
+		for t := p.from; t < p.to; t += p.span {
+			starts = append(starts, t)
+		}
 		var rows []linkRollupRow
 		if err := s.db.NewSelect().Model(&rows).Column("link_id", "data").
-			Where("lr.org_id = ? AND lr.link_id IN (?) AND lr.span = ? AND lr.start >= ? AND lr.start < ?",
-				set.OrgID, bun.List(links), p.span, p.from, p.to).Scan(ctx); err != nil {
+			Where("lr.org_id = ? AND lr.span = ? AND lr.start IN (?) AND lr.link_id IN (?)",
+				set.OrgID, p.span, bun.List(starts), bun.List(links)).Scan(ctx); err != nil {
 			return nil, s.err(op, err)
 		}
 		for i := range rows {
@@ -511,8 +525,8 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 	if len(hours) > 0 {
 		var starts []int64
 		if err := s.db.NewSelect().Model((*linkRollupRow)(nil)).Column("start").
-			Where("lr.org_id = ? AND lr.link_id IN (?) AND lr.span = ? AND lr.start IN (?)",
-				set.OrgID, bun.List(links), linkRollupHour, bun.List(hours)).Scan(ctx, &starts); err != nil {
+			Where("lr.org_id = ? AND lr.span = ? AND lr.start IN (?) AND lr.link_id IN (?)",
+				set.OrgID, linkRollupHour, bun.List(hours), bun.List(links)).Scan(ctx, &starts); err != nil {
 			return nil, s.err(op, err)
 		}
 		for _, h := range starts {

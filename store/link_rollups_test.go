@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/linking"
@@ -297,4 +298,46 @@ func TestClickLinkRollupsMigrationBackfill(t *testing.T) {
 		assertLinkRollupsEqualScan(t, s, r, linkRollupSets(w)[:8], linkRollupWindows(r, w.start, w.start.Add(72*time.Hour), 3))
 		assertMigratesDownAndUp(t, s, "click_link_rollups")
 	})
+}
+
+// The migration that keys the link rollups by start (20261203000006)
+// carries every row over under the new primary key, the writer and the
+// readers agree with a scan after it, and rolling it back restores the old
+// key with the same rows.
+func TestLinkRollupsByStartMigration(t *testing.T) {
+	t.Parallel()
+	eachEmptyDB(t, func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		migrateTo(t, s, "20261203000005_list_order_indexes")
+		w := newRollupWorld(t, s, 300, 6)
+		rows := linkRollupRows(t, s, w.org)
+		require.NotEmpty(t, rows)
+		byLink := []string{"org_id", "link_id", "span", "start"}
+		require.Equal(t, byLink, primaryKey(t, s, "click_link_rollups"))
+
+		require.NoError(t, s.Migrate(ctx))
+		assert.Equal(t, []string{"org_id", "span", "start", "link_id"}, primaryKey(t, s, "click_link_rollups"))
+		assert.Equal(t, rows, linkRollupRows(t, s, w.org), "every row carried over")
+		r := rand.New(rand.NewPCG(6, 6))
+		assertLinkRollupsEqualScan(t, s, r, linkRollupSets(w)[:6], linkRollupWindows(r, w.start, w.start.Add(72*time.Hour), 2))
+
+		require.NoError(t, s.Rollback(ctx))
+		assert.Equal(t, byLink, primaryKey(t, s, "click_link_rollups"))
+		assert.Equal(t, rows, linkRollupRows(t, s, w.org), "every row kept by the rollback")
+		require.NoError(t, s.Migrate(ctx))
+	})
+}
+
+// primaryKey returns the columns of table's primary key in their order.
+func primaryKey(t *testing.T, s *store.Store, table string) []string {
+	t.Helper()
+	query := `SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk`
+	if s.DB().Dialect().Name() == dialect.PG {
+		query = `SELECT a.attname FROM pg_index AS i
+			JOIN pg_attribute AS a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+			WHERE i.indrelid = ?::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)`
+	}
+	var cols []string
+	require.NoError(t, s.DB().NewRaw(query, table).Scan(t.Context(), &cols))
+	return cols
 }

@@ -485,8 +485,8 @@ func (s *Store) deleteRollupsBefore(ctx context.Context, orgID uuid.UUID, before
 		{"click_rollup_dim_hours", "hour < ?", "org_id, dim, hour, value", before.Add(-time.Hour).Unix()},
 		{"click_rollup_dim_days", "day < ?", "org_id, dim, day, value", before.Add(-24 * time.Hour).Unix()},
 		// A link rollup goes once its span has ended: start + span <= cut.
-		{"click_link_rollups", "span = 3600 AND start <= ?", "org_id, link_id, span, start", cut - linkRollupHour},
-		{"click_link_rollups", "span = 86400 AND start <= ?", "org_id, link_id, span, start", cut - linkRollupDay},
+		{"click_link_rollups", "span = 3600 AND start <= ?", "org_id, span, start, link_id", cut - linkRollupHour},
+		{"click_link_rollups", "span = 86400 AND start <= ?", "org_id, span, start, link_id", cut - linkRollupDay},
 	} {
 		for {
 			sub := s.db.NewSelect().Table(t.table).ColumnExpr(t.key).
