@@ -2,6 +2,8 @@ package migrations
 
 import (
 	"context"
+	"reflect"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -37,16 +39,21 @@ func init() {
 }
 
 func linkRollupsByStartUp(ctx context.Context, db *bun.DB) error {
-	return rekeyLinkRollups(ctx, db, (*linkRollupByStart)(nil), `"org_id", "span", "start", "link_id"`)
+	return rekeyLinkRollups(ctx, db, (*linkRollupByStart)(nil))
 }
 
 func linkRollupsByStartDown(ctx context.Context, db *bun.DB) error {
-	return rekeyLinkRollups(ctx, db, (*clickLinkRollup)(nil), `"org_id", "link_id", "span", "start"`)
+	return rekeyLinkRollups(ctx, db, (*clickLinkRollup)(nil))
 }
 
-// rekeyLinkRollups gives click_link_rollups the primary key key, the
-// columns of model's key in its order.
-func rekeyLinkRollups(ctx context.Context, db *bun.DB, model any, key string) error {
+// rekeyLinkRollups gives click_link_rollups the primary key of model (a
+// pointer to a frozen row type): its key's columns in their order.
+func rekeyLinkRollups(ctx context.Context, db *bun.DB, model any) error {
+	var cols []string
+	for _, f := range db.Dialect().Tables().Get(reflect.TypeOf(model).Elem()).PKs {
+		cols = append(cols, string(f.SQLName))
+	}
+	key := strings.Join(cols, ", ")
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var steps []string
 		if db.Dialect().Name() == dialect.PG {
