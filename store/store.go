@@ -38,6 +38,9 @@ type Store struct {
 	// clickSubs caches which organizations take link.clicked
 	// (webhook_events.go).
 	clickSubs clickSubscribers
+	// stopCheckpoints stops the background checkpoints of a SQLite file
+	// (checkpoint.go) and waits for them; nil otherwise.
+	stopCheckpoints func()
 }
 
 // Option configures Open.
@@ -65,9 +68,10 @@ func WithQueryHook(h bun.QueryHook) Option {
 // seconds and BEGIN IMMEDIATE transactions (so that a transaction never fails
 // to upgrade a read lock to a write lock); files use the WAL journal with
 // synchronous=NORMAL: a commit does not wait for the disk, only a
-// checkpoint does. A crash of the process loses nothing; a power cut or a
-// crash of the machine may lose the last transactions committed before it,
-// never the database's consistency. That is SQLite's recommended setting
+// checkpoint does, and checkpoints run in the background (checkpoint.go),
+// not in the commit that fills the log. A crash of the process loses
+// nothing; a power cut or a crash of the machine may lose the last
+// transactions committed before it, never the database's consistency. That is SQLite's recommended setting
 // for WAL, and what lets one writer keep up with clicks at the redirect's
 // rate.
 //
@@ -130,6 +134,9 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		_ = s.Close()
 		return nil, err
 	}
+	if s.Dialect() == "sqlite" && !memory {
+		s.stopCheckpoints = s.checkpointInBackground(sqliteCheckpointEvery)
+	}
 	return s, nil
 }
 
@@ -179,7 +186,8 @@ func sqliteDSN(dsn string, memory bool) string {
 	if strings.Contains(dsn, "?") {
 		sep = "&"
 	}
-	return dsn + sep + params + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(" + sqliteMmapSize + ")"
+	return dsn + sep + params + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(" + sqliteMmapSize + ")" +
+		"&_pragma=wal_autocheckpoint(" + sqliteAutoCheckpointPages + ")"
 }
 
 // DB returns the underlying bun database, for this package's repositories,
@@ -192,6 +200,9 @@ func (s *Store) Dialect() string { return s.db.Dialect().Name().String() }
 // Close closes the database. Every later call fails with an error that wraps
 // errcode.ErrUnavailable.
 func (s *Store) Close() error {
+	if s.stopCheckpoints != nil {
+		s.stopCheckpoints()
+	}
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {
 		_ = st.Close()

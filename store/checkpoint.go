@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// A SQLite file in WAL mode is written by appending pages to its
+// write-ahead log; a checkpoint copies them back into the database file and
+// waits for the disk. Left to SQLite, the checkpoint is run by whichever
+// commit takes the log past wal_autocheckpoint pages (1,000 by default),
+// inside that request: a checkpoint of 1,000 pages takes 8 to 11 ms on the
+// benchmarks' machine, paid by one attribution match or API write whose own
+// work is a fraction of a millisecond (BENCHMARKS.md, "Where a match's
+// time goes"). The store checkpoints in the background instead, every
+// sqliteCheckpointEvery, in PASSIVE mode (it waits for no reader or writer
+// and copies what no reader still needs). The commits' own checkpoint
+// stays as a backstop, at sqliteAutoCheckpointPages, for a log that grows
+// faster than the background keeps up with, and for processes that write
+// a lot without a store open long enough to tick (a migration, a restore).
+const (
+	// sqliteCheckpointEvery is how often a SQLite file is checkpointed in
+	// the background.
+	sqliteCheckpointEvery = time.Second
+	// sqliteAutoCheckpointPages is the log's size, in pages, past which a
+	// commit checkpoints itself (about 40 MB of 4 KiB pages).
+	sqliteAutoCheckpointPages = "10000"
+)
+
+// checkpointInBackground checkpoints the database every interval until the
+// returned function is called; that function waits for a checkpoint under
+// way to end.
+func (s *Store) checkpointInBackground(interval time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				// A failed checkpoint (the file busy, the disk full) is
+				// tried again at the next tick; the commits' own
+				// checkpoint is the backstop.
+				_, _ = s.checkpoint(ctx)
+			}
+		}
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// checkpointResult is what a SQLite checkpoint reports, in pages.
+type checkpointResult struct {
+	// Log is how many pages the write-ahead log holds.
+	Log int
+	// Checkpointed is how many of them are now in the database file.
+	Checkpointed int
+}
+
+// checkpoint copies the SQLite write-ahead log's pages into the database
+// file as far as no reader still needs them, without waiting for readers
+// or writers (PRAGMA wal_checkpoint(PASSIVE)). On PostgreSQL, and on an
+// in-memory database, it does nothing.
+func (s *Store) checkpoint(ctx context.Context) (checkpointResult, error) {
+	if s.Dialect() != "sqlite" || s.keep != nil {
+		return checkpointResult{}, nil
+	}
+	var busy int
+	var r checkpointResult
+	err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &r.Log, &r.Checkpointed)
+	return r, s.err("checkpoint", err)
+}
