@@ -35,9 +35,9 @@ type Store struct {
 	// stmts are the statements prepared on PostgreSQL (preparedStmt).
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
-	// clickSubs caches which organizations take link.clicked
-	// (webhook_events.go).
-	clickSubs clickSubscribers
+	// subs caches which organizations take link.clicked and
+	// install.unattributed (webhook_events.go).
+	subs subscriberLists
 	// stopCheckpoints stops the background checkpoints of a SQLite file
 	// (checkpoint.go) and waits for them; nil otherwise.
 	stopCheckpoints func()

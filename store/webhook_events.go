@@ -108,42 +108,51 @@ func installUnattributedEvent(a *attribution.Attempt) (webhook.Event, error) {
 	return webhook.NewEvent(a.OrgID, webhook.InstallUnattributed, a.CreatedAt, nil, a.AppID, data)
 }
 
-// clickSubscriptionsTTL is how long a process trusts its list of the
-// organizations with an enabled endpoint that takes link.clicked: a new
-// subscription made on another replica reaches this one's click writer
-// within it. A change of endpoints through this store empties the list at
-// once.
-const clickSubscriptionsTTL = 10 * time.Second
+// subscriptionsTTL is how long a process trusts its lists of the
+// organizations with an enabled endpoint that takes an event announced at
+// a request's rate (link.clicked, install.unattributed): a new
+// subscription made on another replica reaches this one within it. A
+// change of endpoints through this store empties the lists at once.
+const subscriptionsTTL = 10 * time.Second
 
-// clickSubscribers is the list emitClicks reads, so that a batch of clicks
-// of organizations that take no link.clicked costs a map lookup, not a
-// query.
-type clickSubscribers struct {
-	mu    sync.Mutex
+// subscriberLists are the lists emitClicks and RecordAttempt read, so that
+// a batch of clicks or an unmatched attempt of an organization that takes
+// no such event costs a map lookup, not a query.
+type subscriberLists struct {
+	mu     sync.Mutex
+	byType map[webhook.Type]subscriberList
+	// gen counts forget calls, so that a list read across one is not kept.
+	gen uint64
+}
+
+type subscriberList struct {
 	orgs  map[uuid.UUID]bool
 	until time.Time
 }
 
-func (c *clickSubscribers) forget() {
+func (c *subscriberLists) forget() {
 	c.mu.Lock()
-	c.until = time.Time{}
+	c.gen++
+	clear(c.byType)
 	c.mu.Unlock()
 }
 
-// clickSubscribers returns the organizations that take link.clicked,
-// reading them through tx when the list is older than
-// clickSubscriptionsTTL.
-func (s *Store) clickSubscribers(ctx context.Context, tx bun.IDB) (map[uuid.UUID]bool, error) {
-	c := &s.clickSubs
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// subscribers returns the organizations with an enabled endpoint that takes
+// t, reading them through db when the list is older than subscriptionsTTL.
+// No lock is held while it reads: the click writer calls it inside its
+// transaction, which on an in-memory database holds the one connection.
+func (s *Store) subscribers(ctx context.Context, db bun.IDB, t webhook.Type) (map[uuid.UUID]bool, error) {
+	c := &s.subs
 	now := time.Now()
-	if now.Before(c.until) {
-		return c.orgs, nil
+	c.mu.Lock()
+	l, gen := c.byType[t], c.gen
+	c.mu.Unlock()
+	if now.Before(l.until) {
+		return l.orgs, nil
 	}
 	var orgIDs []uuid.UUID
-	err := tx.NewSelect().Model((*webhookRow)(nil)).Column("w.org_id").
-		Where("w.disabled_at IS NULL AND w.events LIKE ?", `%"`+string(webhook.LinkClicked)+`"%`).
+	err := db.NewSelect().Model((*webhookRow)(nil)).Column("w.org_id").
+		Where("w.disabled_at IS NULL AND w.events LIKE ?", `%"`+string(t)+`"%`).
 		Scan(ctx, &orgIDs)
 	if err != nil {
 		return nil, err
@@ -152,7 +161,14 @@ func (s *Store) clickSubscribers(ctx context.Context, tx bun.IDB) (map[uuid.UUID
 	for _, id := range orgIDs {
 		orgs[id] = true
 	}
-	c.orgs, c.until = orgs, now.Add(clickSubscriptionsTTL)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen == gen {
+		if c.byType == nil {
+			c.byType = map[webhook.Type]subscriberList{}
+		}
+		c.byType[t] = subscriberList{orgs: orgs, until: now.Add(subscriptionsTTL)}
+	}
 	return orgs, nil
 }
 
@@ -164,7 +180,7 @@ func (s *Store) emitClicks(ctx context.Context, tx bun.IDB, stored []analytics.C
 	if len(stored) == 0 {
 		return nil
 	}
-	subs, err := s.clickSubscribers(ctx, tx)
+	subs, err := s.subscribers(ctx, tx, webhook.LinkClicked)
 	if err != nil || len(subs) == 0 {
 		return err
 	}

@@ -136,6 +136,63 @@ func TestChangesWriteTheirWebhookEvents(t *testing.T) {
 	})
 }
 
+// TestUnattributedAttemptsFollowSubscriptions checks that the list of
+// organizations taking install.unattributed, kept between attempts, follows
+// every change of endpoints made through the store at once: a subscription
+// made after an attempt found none, another organization's, a disabled
+// endpoint, and a type dropped from the list.
+func TestUnattributedAttemptsFollowSubscriptions(t *testing.T) {
+	t.Parallel()
+	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
+		ctx, c := t.Context(), newClock()
+		w := newAttrWorld(t, s, c, "acme")
+		other := createOrg(t, s, c, "globex")
+		reason := attribution.FailNoMatch
+		attempt := func() {
+			t.Helper()
+			require.NoError(t, s.RecordAttempt(ctx, attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.orgID,
+				FailReason: &reason, CreatedAt: c.next(), Platform: attribution.PlatformIOS, Signals: []string{}}))
+		}
+		announced := func() int {
+			t.Helper()
+			n := 0
+			for _, e := range outbox(t, s) {
+				if e.Type == string(webhook.InstallUnattributed) {
+					n++
+				}
+			}
+			return n
+		}
+
+		attempt()
+		assert.Zero(t, announced(), "no endpoint subscribes")
+		createEndpoint(t, s, c, other.ID, webhook.InstallUnattributed)
+		attempt()
+		assert.Zero(t, announced(), "another organization's endpoint")
+
+		e := createEndpoint(t, s, c, w.orgID, webhook.InstallUnattributed, webhook.LinkCreated)
+		attempt()
+		attempt()
+		assert.Equal(t, 2, announced(), "a subscription made after an attempt found none is seen at once")
+
+		now := c.next()
+		e.DisabledAt = &now
+		require.NoError(t, s.UpdateWebhook(ctx, e, true))
+		attempt()
+		assert.Zero(t, announced(), "a disabled endpoint")
+
+		e.DisabledAt = nil
+		require.NoError(t, s.UpdateWebhook(ctx, e, true))
+		attempt()
+		assert.Equal(t, 1, announced(), "enabled again")
+
+		e.Events = []webhook.Type{webhook.LinkCreated}
+		require.NoError(t, s.UpdateWebhook(ctx, e, false))
+		attempt()
+		assert.Zero(t, announced(), "the type dropped from the endpoint's list")
+	})
+}
+
 func TestAFailedChangeWritesNoEvent(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {

@@ -139,7 +139,7 @@ func (s *Store) CreateWebhook(ctx context.Context, e *webhook.Endpoint) error {
 		return s.err("create webhook", err)
 	}
 	_, err = s.db.NewInsert().Model(r).Exec(ctx)
-	s.clickSubs.forget()
+	s.subs.forget()
 	return s.err("create webhook", err)
 }
 
@@ -189,14 +189,14 @@ func (s *Store) UpdateWebhook(ctx context.Context, e *webhook.Endpoint, withStat
 	}
 	res, err := s.db.NewUpdate().Model(r).ExcludeColumn(exclude...).
 		Where("w.org_id = ? AND w.id = ?", e.OrgID, e.ID).Exec(ctx)
-	s.clickSubs.forget()
+	s.subs.forget()
 	return s.err("update webhook", oneRow(res, err))
 }
 
 // DeleteWebhook implements webhook.Store.
 func (s *Store) DeleteWebhook(ctx context.Context, orgID, id uuid.UUID) error {
 	res, err := s.db.NewDelete().Model((*webhookRow)(nil)).Where("org_id = ? AND id = ?", orgID, id).Exec(ctx)
-	s.clickSubs.forget()
+	s.subs.forget()
 	return s.err("delete webhook", oneRow(res, err))
 }
 
@@ -459,6 +459,9 @@ func (s *Store) FinishDelivery(ctx context.Context, id, lease uuid.UUID, o webho
 	})
 	if err != nil {
 		disabled = false
+	}
+	if disabled {
+		s.subs.forget()
 	}
 	return disabled, s.err("finish delivery", err)
 }
