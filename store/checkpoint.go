@@ -18,7 +18,7 @@ import (
 // and copies what no reader still needs). The interval keeps the log short
 // under the redirect's load: with a second between checkpoints the mixed
 // load test ran slower than with the commits' own checkpoints, with a
-// tenth of a second faster (pages still in the log are read from it, not
+// tenth of a second faster (a page still in the log is read from it, not
 // through the memory map). The commits' own checkpoint
 // stays as a backstop, at sqliteAutoCheckpointPages, for a log that grows
 // faster than the background keeps up with, and for processes that write
