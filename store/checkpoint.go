@@ -19,10 +19,9 @@ import (
 // under the redirect's load: with a second between checkpoints the mixed
 // load test ran slower than with the commits' own checkpoints, with a
 // tenth of a second faster (a page still in the log is read from it, not
-// through the memory map). The commits' own checkpoint
-// stays as a backstop, at sqliteAutoCheckpointPages, for a log that grows
-// faster than the background keeps up with, and for processes that write
-// a lot without a store open long enough to tick (a migration, a restore).
+// through the memory map). The commits' own checkpoint stays as a
+// backstop, at sqliteAutoCheckpointPages, for a log that grows faster than
+// the background keeps up with.
 const (
 	// sqliteCheckpointEvery is how often a SQLite file is checkpointed in
 	// the background.
@@ -49,7 +48,7 @@ func (s *Store) checkpointInBackground(interval time.Duration) (stop func()) {
 				// A failed checkpoint (the file busy, the disk full) is
 				// tried again at the next tick; the commits' own
 				// checkpoint is the backstop.
-				_, _ = s.checkpoint(ctx)
+				_ = s.checkpoint(ctx)
 			}
 		}
 	})
@@ -59,24 +58,11 @@ func (s *Store) checkpointInBackground(interval time.Duration) (stop func()) {
 	}
 }
 
-// checkpointResult is what a SQLite checkpoint reports, in pages.
-type checkpointResult struct {
-	// Log is how many pages the write-ahead log holds.
-	Log int
-	// Checkpointed is how many of them are now in the database file.
-	Checkpointed int
-}
-
 // checkpoint copies the SQLite write-ahead log's pages into the database
 // file as far as no reader still needs them, without waiting for readers
-// or writers (PRAGMA wal_checkpoint(PASSIVE)). On PostgreSQL, and on an
-// in-memory database, it does nothing.
-func (s *Store) checkpoint(ctx context.Context) (checkpointResult, error) {
-	if s.Dialect() != "sqlite" || s.keep != nil {
-		return checkpointResult{}, nil
-	}
-	var busy int
-	var r checkpointResult
-	err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &r.Log, &r.Checkpointed)
-	return r, s.err("checkpoint", err)
+// or writers (PRAGMA wal_checkpoint(PASSIVE)).
+func (s *Store) checkpoint(ctx context.Context) error {
+	var busy, logPages, copied int
+	err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logPages, &copied)
+	return s.err("checkpoint", err)
 }

@@ -71,9 +71,9 @@ func WithQueryHook(h bun.QueryHook) Option {
 // checkpoint does, and checkpoints run in the background (checkpoint.go),
 // not in the commit that fills the log. A crash of the process loses
 // nothing; a power cut or a crash of the machine may lose the last
-// transactions committed before it, never the database's consistency. That is SQLite's recommended setting
-// for WAL, and what lets one writer keep up with clicks at the redirect's
-// rate.
+// transactions committed before it, never the database's consistency.
+// That is SQLite's recommended setting for WAL, and what lets one writer
+// keep up with clicks at the redirect's rate.
 //
 // ":memory:" opens a uniquely named shared-cache in-memory database. One
 // connection, reserved for the store's lifetime, keeps it alive, and every
