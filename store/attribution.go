@@ -258,7 +258,8 @@ func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attri
 
 // KeyClicks implements attribution.Store.
 //
-// On SQLite the key's clicks are counted first, through the (app_id,
+// On SQLite the candidate index answers once it is built (candidates.go).
+// Until then, the key's clicks are counted first, through the (app_id,
 // platform, ip_key, occurred_at) index alone and no further than q.Limit,
 // then read by CandidateClicks, not at all when there is none; a busy key's
 // background is read by keyBackground. On PostgreSQL one statement counts,
@@ -272,6 +273,22 @@ func (s *Store) KeyClicks(ctx context.Context, q attribution.KeyQuery) (attribut
 	if s.db.Dialect().Name() == dialect.PG {
 		return s.keyClicksPG(ctx, q)
 	}
+	if s.candidates != nil && s.candidates.use(ctx, &q) {
+		read := s.candidates.read(&q)
+		if len(read.Clicks) > 0 {
+			clicks, err := s.linkWindows(ctx, q.OrgID, read.Clicks)
+			if err != nil {
+				return attribution.KeyRead{}, s.err("key clicks", err)
+			}
+			read.Clicks = clicks
+		}
+		return read, nil
+	}
+	return s.keyClicksSQLite(ctx, q)
+}
+
+// keyClicksSQLite is KeyClicks read from a SQLite database.
+func (s *Store) keyClicksSQLite(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
 	n, err := s.countKeyClicks(ctx, q.CandidateQuery)
 	if err != nil || n == 0 {
 		return attribution.KeyRead{}, err
@@ -619,6 +636,10 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 	if s.db.Dialect().Name() == dialect.PG {
 		return s.claimPG(ctx, &in, &a, &row, &att)
 	}
+	var (
+		claimed []uuid.UUID
+		keys    []string
+	)
 	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
 			if uniqueViolation(err) {
@@ -628,20 +649,24 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		}
 		// One statement per click (a session has a few): with id = ? the
 		// primary key is always the index used, where an IN list lets
-		// SQLite's planner walk the organization's clicks instead.
+		// SQLite's planner walk the organization's clicks instead. Each
+		// returns the click's key, for the candidate index.
+		claimed, keys = claimed[:0], keys[:0]
 		for _, id := range in.ClaimedClickIDs {
-			res, err := tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).
-				Where("id = ? AND org_id = ? AND claimed_by_install IS NULL", id, in.OrgID).Exec(ctx)
-			if err != nil {
+			var key string
+			err := tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).
+				Where("id = ? AND org_id = ? AND claimed_by_install IS NULL", id, in.OrgID).
+				Returning("ip_key").Scan(ctx, &key)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+				if in.ClickID != nil && id == *in.ClickID {
+					return attribution.ErrClaimed
+				}
+				continue
+			case err != nil:
 				return err
 			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			if n == 0 && in.ClickID != nil && id == *in.ClickID {
-				return attribution.ErrClaimed
-			}
+			claimed, keys = append(claimed, id), append(keys, key)
 		}
 		if err := s.onInstallAttributed(ctx, tx, in.OrgID, in.ClickID); err != nil {
 			return err
@@ -652,7 +677,13 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		_, err := tx.NewInsert().Model(&att).Exec(ctx)
 		return err
 	})
-	if errors.Is(err, attribution.ErrClaimed) {
+	switch {
+	case err == nil:
+		s.candidates.markClaimed(in.OrgID, claimed, keys)
+	case errors.Is(err, attribution.ErrClaimed):
+		// Another install holds the click, perhaps one this process's
+		// index has not seen claimed (another process's).
+		s.candidates.markClaimedByID(ctx, in.OrgID, in.ClickID)
 		return err
 	}
 	return s.err("claim", err)

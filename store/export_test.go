@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/attribution"
 )
 
 // IsCandidate is isCandidate: whether the store keeps c as a row that
@@ -123,4 +124,25 @@ func (s *Store) SeedLinkRollups(ctx context.Context, orgID uuid.UUID, links []uu
 		}
 	}
 	return flush()
+}
+
+// KeyClicksFromDatabase is KeyClicks as the database answers it on SQLite,
+// without the candidate index.
+func (s *Store) KeyClicksFromDatabase(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
+	return s.keyClicksSQLite(ctx, q)
+}
+
+// CandidateIndexReady reports whether the candidate index answers key
+// reads, after reading the rows appended since its last read as a match
+// would; q is a read of the window the test asks for.
+func (s *Store) CandidateIndexReady(ctx context.Context, q attribution.KeyQuery) bool {
+	return s.candidates.use(ctx, &q)
+}
+
+// CandidateIndexBuilding reports whether the candidate index is being built
+// again (a read found it out of date).
+func (s *Store) CandidateIndexBuilding() bool {
+	s.candidates.mu.RLock()
+	defer s.candidates.mu.RUnlock()
+	return !s.candidates.ready
 }

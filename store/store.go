@@ -41,6 +41,9 @@ type Store struct {
 	// stopCheckpoints stops the background checkpoints of a SQLite file
 	// (checkpoint.go) and waits for them; nil otherwise.
 	stopCheckpoints func()
+	// candidates answers attribution's key reads from memory on SQLite
+	// (candidates.go); nil on PostgreSQL.
+	candidates *candidateIndex
 }
 
 // Option configures Open.
@@ -134,8 +137,11 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		_ = s.Close()
 		return nil, err
 	}
-	if s.Dialect() == "sqlite" && !memory {
-		s.stopCheckpoints = s.checkpointInBackground(sqliteCheckpointEvery)
+	if s.Dialect() == "sqlite" {
+		s.candidates = newCandidateIndex(s)
+		if !memory {
+			s.stopCheckpoints = s.checkpointInBackground(sqliteCheckpointEvery)
+		}
 	}
 	return s, nil
 }
@@ -202,6 +208,9 @@ func (s *Store) Dialect() string { return s.db.Dialect().Name().String() }
 func (s *Store) Close() error {
 	if s.stopCheckpoints != nil {
 		s.stopCheckpoints()
+	}
+	if s.candidates != nil {
+		s.candidates.close()
 	}
 	s.stmtMu.Lock()
 	for _, st := range s.stmts {

@@ -32,9 +32,23 @@ type Handler struct{ http.Handler }
 // API provides the REST API handler.
 var API = fx.Module("api",
 	fx.Provide(NewAPI, NewMatcher, NewWebhookWorker),
-	fx.Invoke(RunExportWorker, RunPurger, RunWebhookWorker),
+	fx.Invoke(RunExportWorker, RunPurger, RunWebhookWorker, PrepareMatching),
 	RenameSweep,
 )
+
+// PrepareMatching builds the store's index of candidate clicks at start,
+// in the background (store.Store.PrepareMatching), so that the first
+// installs after a restart are matched from memory as soon as it is built;
+// until then the database answers. A build that fails is logged; the
+// index tries again in the background.
+func PrepareMatching(lc fx.Lifecycle, s *store.Store, log *slog.Logger) {
+	runInBackground(lc, "candidate index", func(ctx context.Context) error {
+		if err := s.PrepareMatching(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			log.Warn("candidate index not built at start", "error", err)
+		}
+		return nil
+	})
+}
 
 // NewWebhooks returns the webhook service over s: signing secrets sealed
 // under a key derived from the server secret, URLs checked against

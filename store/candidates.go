@@ -1,0 +1,511 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+	"unique"
+
+	"github.com/google/uuid"
+
+	"github.com/hoplink/hoplink/attribution"
+)
+
+// The candidate index answers attribution's read of an IP key (KeyClicks)
+// from memory on SQLite. The key's read was most of a match's time: a
+// carrier NAT address has about a thousand clicks a day, and counting them,
+// reading the app's clicks of six hours and a background sample through the
+// (app_id, platform, ip_key, occurred_at) index took 3 to 5 ms through the
+// pure-Go driver (BENCHMARKS.md, "Where a match's time goes"); in memory it
+// is a map lookup and a copy.
+//
+// The rows of clicks stay what every process reads (docs/decisions.md,
+// "Click store"): the index is a copy, built in the process that matches,
+// from the rows of the last day, and kept up to date by reading the rows
+// appended since, by rowid. SQLite gives a row of a rowid table the largest
+// rowid plus one, and its one writer commits rows in that order, so the rows
+// after the last one read are the rows written since, whichever process
+// wrote them. A rowid is reused only when the table's last rows are deleted
+// (a link's delete, an organization's), and VACUUM may renumber them; both
+// change what the last row read holds, so every read checks that row first
+// and, when it changed, the index is built again while the database answers
+// in its place.
+//
+// Before every key read the index reads the rows appended since its last
+// read, so a match sees every click committed before it began, as the
+// database would show it. A claim made by this process marks its clicks at
+// once; one made by another process (two servers on one file) is seen when
+// this process's claim of the same click fails, which marks it too, and the
+// matcher then tries again without it.
+//
+// The index holds the clicks of links with an app (only those are
+// candidates), from an hour before the latest read's window (the window of
+// a server's start, at first); KeyClicks of an older window, and any read
+// while the index is being built, go to the database. Its memory is about
+// 160 bytes a click plus the
+// distinct user agents; past candidateIndexMax clicks it gives up and the
+// database answers every read.
+const (
+	// candidateIndexMax bounds the clicks the index holds.
+	candidateIndexMax = 20_000_000
+	// candidateTailEvery is how often the index reads new rows when no
+	// match asks for it, so that a match's own read stays short.
+	candidateTailEvery = 250 * time.Millisecond
+	// candidateSlack is how much older than a window's start the index
+	// keeps clicks, and how long clicks may be held before they are
+	// dropped.
+	candidateSlack = time.Hour
+	// candidateTailBatch is how many rows one query of the tail reads.
+	candidateTailBatch = 5000
+	// candidateBuildNow is the size of a clicks table, in rows ever
+	// written, that the first read builds the index for itself.
+	candidateBuildNow = 50_000
+)
+
+// candidateKey is an organization's IP key.
+type candidateKey struct {
+	org uuid.UUID
+	ip  string
+}
+
+// candidate is a click as the index holds it: the fields KeyClicks returns,
+// its strings interned.
+type candidate struct {
+	id, link, app uuid.UUID
+	// at is the click's time in nanoseconds since the epoch.
+	at                                          int64
+	platform, osVersion, model, agent, language unique.Handle[string]
+	claimed                                     bool
+}
+
+// before orders candidates by time, then id, as the database orders them.
+func (c *candidate) before(d *candidate) bool {
+	if c.at != d.at {
+		return c.at < d.at
+	}
+	return bytes.Compare(c.id[:], d.id[:]) < 0
+}
+
+func (c *candidate) click(ip string) attribution.Click {
+	app := c.app
+	return attribution.Click{
+		ID: c.id, LinkID: c.link, AppID: &app, OccurredAt: time.Unix(0, c.at).UTC(),
+		Platform: c.platform.Value(), OSVersion: c.osVersion.Value(), DeviceModel: c.model.Value(),
+		UserAgent: c.agent.Value(), AcceptLanguage: c.language.Value(), IPKey: ip, Claimed: c.claimed,
+	}
+}
+
+// candidateIndex is the index; see the comment above.
+type candidateIndex struct {
+	s *Store
+
+	// tailMu is held by the one goroutine that reads new rows or builds.
+	tailMu sync.Mutex
+	// last is the rowid of the last row read and lastID its id; read and
+	// written under tailMu.
+	last   int64
+	lastID uuid.UUID
+
+	mu    sync.RWMutex
+	keys  map[candidateKey][]candidate
+	ready bool
+	// off is set when the index gave up for good (too many clicks).
+	off bool
+	// from is where the clicks held start, in nanoseconds; want is where
+	// the windows asked for start, less candidateSlack.
+	from, want int64
+	n          int
+
+	start sync.Once
+	stop  func()
+}
+
+func newCandidateIndex(s *Store) *candidateIndex {
+	return &candidateIndex{s: s, keys: map[candidateKey][]candidate{}}
+}
+
+// close stops the index's goroutine, if it started, and waits for it.
+func (x *candidateIndex) close() {
+	x.start.Do(func() {}) // a later read starts nothing
+	if x.stop != nil {
+		x.stop()
+	}
+}
+
+// use reports whether the index answers q, having read the rows appended
+// since its last read. The first call starts the index's goroutine, which
+// builds it; until it is built, use reports false.
+func (x *candidateIndex) use(ctx context.Context, q *attribution.KeyQuery) bool {
+	since := q.Since.Add(-candidateSlack).UnixNano()
+	x.start.Do(func() { x.run(ctx, since) })
+	x.mu.Lock()
+	if since > x.want {
+		x.want = since
+	}
+	ok := x.ready && q.Since.UnixNano() >= x.from && q.BusySince.UnixNano() >= x.from
+	x.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if err := x.tail(ctx); err != nil {
+		return false
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.ready
+}
+
+// run starts the goroutine that builds the index from the clicks at or
+// after from and then reads new rows every candidateTailEvery, building it
+// again whenever a read finds it out of date, until close. A table of fewer
+// than candidateBuildNow rows is read at once, by the caller: a small
+// database (a new deployment, a test's) is answered from memory from its
+// first read.
+func (x *candidateIndex) run(ctx context.Context, from int64) {
+	x.want = from
+	var rows int64
+	err := x.s.db.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM clicks").Scan(&rows)
+	if err == nil && rows < candidateBuildNow {
+		_ = x.build(ctx)
+	}
+	x.loop()
+}
+
+// prepare starts the index's goroutine for the clicks at or after from,
+// unless a read started it already, and returns once the index is built.
+func (x *candidateIndex) prepare(ctx context.Context, from int64) error {
+	x.start.Do(func() {
+		x.want = from
+		x.loop()
+	})
+	return x.build(ctx)
+}
+
+// loop starts the goroutine of run.
+func (x *candidateIndex) loop() {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(candidateTailEvery)
+		defer t.Stop()
+		for {
+			x.mu.RLock()
+			ready, off := x.ready, x.off
+			x.mu.RUnlock()
+			switch {
+			case off:
+				return
+			case !ready:
+				// A build that fails (the database unreachable) is tried
+				// again at the next tick.
+				_ = x.build(ctx)
+			default:
+				_ = x.tail(ctx)
+				x.evict()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+	x.stop = func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// build reads the clicks of the last day into a new index and puts it in
+// place, unless it is in place already: the rows up to the last one written when it starts, organization
+// by organization through the (org_id, occurred_at) index; the rows after
+// it are the tail's.
+func (x *candidateIndex) build(ctx context.Context) error {
+	x.tailMu.Lock()
+	defer x.tailMu.Unlock()
+	x.mu.RLock()
+	from, done := x.want, x.ready || x.off
+	x.mu.RUnlock()
+	if done {
+		return nil
+	}
+
+	var last int64
+	var lastID uuid.UUID
+	err := x.s.db.QueryRowContext(ctx, "SELECT rowid, id FROM clicks ORDER BY rowid DESC LIMIT 1").Scan(&last, &lastID)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	var orgs []uuid.UUID
+	if err := x.s.db.NewSelect().Table("apps").ColumnExpr("DISTINCT org_id").Scan(ctx, &orgs); err != nil {
+		return err
+	}
+	keys := map[candidateKey][]candidate{}
+	n := 0
+	for _, org := range orgs {
+		rows, err := x.s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id, c.rowid").
+			Where("c.org_id = ? AND c.occurred_at >= ? AND c.rowid <= ?", org, time.Unix(0, from).UTC(), last).
+			Rows(ctx)
+		if err != nil {
+			return err
+		}
+		err = scanCandidates(rows, func(k candidateKey, c candidate, _ int64, ok bool) {
+			if ok {
+				keys[k] = append(keys[k], c)
+				n++
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if n > candidateIndexMax {
+			x.mu.Lock()
+			x.off, x.keys = true, nil
+			x.mu.Unlock()
+			return nil
+		}
+	}
+	for k, cs := range keys {
+		slices.SortFunc(cs, func(a, b candidate) int {
+			if a.before(&b) {
+				return -1
+			}
+			if b.before(&a) {
+				return 1
+			}
+			return 0
+		})
+		keys[k] = cs
+	}
+	x.last, x.lastID = last, lastID
+	x.mu.Lock()
+	x.keys, x.n, x.from, x.ready = keys, n, from, true
+	x.mu.Unlock()
+	return nil
+}
+
+// tail reads the rows appended since the last read into the index. The
+// read starts at the last row read, which must still hold the click it
+// held; when it does not, the index is marked out of date for the
+// goroutine to build again.
+func (x *candidateIndex) tail(ctx context.Context) error {
+	x.tailMu.Lock()
+	defer x.tailMu.Unlock()
+	x.mu.RLock()
+	ready, from := x.ready, x.from
+	x.mu.RUnlock()
+	if !ready {
+		return nil
+	}
+	for {
+		rows, err := x.s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id, c.rowid").
+			Where("c.rowid >= ?", x.last).OrderExpr("c.rowid").Limit(candidateTailBatch + 1).Rows(ctx)
+		if err != nil {
+			return err
+		}
+		var (
+			batch   []candidate
+			batchOf []candidateKey
+			seen    int
+			stale   = x.last > 0
+			newLast = x.last
+			newID   = x.lastID
+		)
+		err = scanCandidates(rows, func(k candidateKey, c candidate, rowid int64, ok bool) {
+			seen++
+			if rowid == x.last {
+				stale = c.id != x.lastID
+				return
+			}
+			newLast, newID = rowid, c.id
+			if ok && c.at >= from {
+				batch, batchOf = append(batch, c), append(batchOf, k)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if stale {
+			x.mu.Lock()
+			x.ready, x.keys, x.n = false, map[candidateKey][]candidate{}, 0
+			x.mu.Unlock()
+			return nil
+		}
+		x.last, x.lastID = newLast, newID
+		if len(batch) > 0 {
+			x.mu.Lock()
+			for i := range batch {
+				x.insert(batchOf[i], batch[i])
+			}
+			if x.n > candidateIndexMax {
+				x.off, x.ready, x.keys = true, false, nil
+			}
+			x.mu.Unlock()
+		}
+		if seen <= candidateTailBatch {
+			return nil
+		}
+	}
+}
+
+// insert adds c under k in time order; x.mu is held.
+func (x *candidateIndex) insert(k candidateKey, c candidate) {
+	cs := x.keys[k]
+	i := len(cs)
+	for i > 0 && c.before(&cs[i-1]) {
+		i--
+	}
+	x.keys[k] = slices.Insert(cs, i, c)
+	x.n++
+}
+
+// evict drops the clicks older than the windows asked for need, once that
+// frees at least candidateSlack of them.
+func (x *candidateIndex) evict() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.ready || x.want-x.from < int64(candidateSlack) {
+		return
+	}
+	for k, cs := range x.keys {
+		i := 0
+		for i < len(cs) && cs[i].at < x.want {
+			i++
+		}
+		switch {
+		case i == len(cs):
+			delete(x.keys, k)
+		case i > 0:
+			x.keys[k] = slices.Clone(cs[i:])
+		}
+		x.n -= i
+	}
+	x.from = x.want
+}
+
+// markClaimed marks the clicks of org on the keys ips claimed: ids[i] is on
+// ips[i].
+func (x *candidateIndex) markClaimed(org uuid.UUID, ids []uuid.UUID, ips []string) {
+	if x == nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i, id := range ids {
+		cs := x.keys[candidateKey{org, ips[i]}]
+		for j := range cs {
+			if cs[j].id == id {
+				cs[j].claimed = true
+			}
+		}
+	}
+}
+
+// read answers q from the index; use must have reported true. The clicks
+// are without their links' windows (KeyClicks adds them).
+func (x *candidateIndex) read(q *attribution.KeyQuery) attribution.KeyRead {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	cs := x.keys[candidateKey{q.OrgID, q.IPKey}]
+	since, until, busySince := q.Since.UnixNano(), q.Until.UnixNano(), q.BusySince.UnixNano()
+	lo := firstAtOrAfter(cs, since)
+	hi := firstAtOrAfter(cs, until)
+	n := 0
+	for i := lo; i < hi && n < q.Limit; i++ {
+		if slices.Contains(q.AppIDs, cs[i].app) {
+			n++
+		}
+	}
+	if n == 0 {
+		return attribution.KeyRead{}
+	}
+	newest := func(lo int, keep func(*candidate) bool, limit int) []attribution.Click {
+		var out []attribution.Click
+		for i := hi - 1; i >= lo && len(out) < limit; i-- {
+			if keep(&cs[i]) {
+				out = append(out, cs[i].click(q.IPKey))
+			}
+		}
+		return out
+	}
+	anyApp := func(c *candidate) bool { return slices.Contains(q.AppIDs, c.app) }
+	if n < q.Limit {
+		return attribution.KeyRead{Clicks: newest(lo, anyApp, q.Limit)}
+	}
+	busyLo := firstAtOrAfter(cs, busySince)
+	return attribution.KeyRead{
+		Busy:       true,
+		Clicks:     newest(busyLo, func(c *candidate) bool { return c.app == q.AppID }, q.Limit),
+		Background: newest(busyLo, anyApp, max(q.Background, 0)),
+	}
+}
+
+// firstAtOrAfter returns the index of the first candidate of cs at or
+// after at (len(cs) when there is none).
+func firstAtOrAfter(cs []candidate, at int64) int {
+	i, _ := slices.BinarySearchFunc(cs, at, func(c candidate, at int64) int {
+		if c.at < at {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
+// scanCandidates scans rows of keyClickColumns, c.org_id and c.rowid,
+// calling add with each, and closes rows; ok is false for a row that is not
+// a candidate (no app, or a platform the matcher does not read).
+func scanCandidates(rows *sql.Rows, add func(k candidateKey, c candidate, rowid int64, ok bool)) error {
+	defer rows.Close()
+	var (
+		sc    keyClickScan
+		org   uuid.UUID
+		rowid int64
+	)
+	dest := append(sc.dest(), &org, &rowid)
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		c := candidate{
+			id: sc.id.UUID, link: sc.linkID.UUID, app: sc.appID.UUID, at: sc.at.Time.UnixNano(),
+			platform: unique.Make(sc.platform.String), osVersion: unique.Make(sc.osVersion.String),
+			model: unique.Make(sc.model.String), agent: unique.Make(sc.agent.String),
+			language: unique.Make(sc.language.String), claimed: sc.claimed.Bool,
+		}
+		ok := sc.appID.Valid && slices.Contains(clickPlatforms, sc.platform.String)
+		add(candidateKey{org, sc.ipKey.String}, c, rowid, ok)
+	}
+	return rows.Err()
+}
+
+// markClaimedByID marks click id of org claimed, reading its key from the
+// database: a claim of it failed, so another install holds it. A nil id,
+// a click that is gone or an index not started marks nothing.
+func (x *candidateIndex) markClaimedByID(ctx context.Context, org uuid.UUID, id *uuid.UUID) {
+	if x == nil || id == nil {
+		return
+	}
+	var key string
+	err := x.s.db.NewSelect().Table("clicks").Column("ip_key").Where("id = ? AND org_id = ?", *id, org).Scan(ctx, &key)
+	if err == nil {
+		x.markClaimed(org, []uuid.UUID{*id}, []string{key})
+	}
+}
+
+// PrepareMatching builds, on SQLite, the index of candidate clicks that
+// attribution's key reads are answered from (candidates.go), for matches
+// at now and after; without it the first key read builds it in the
+// background and the database answers until it is built. A server calls
+// it at start. It does nothing on PostgreSQL.
+func (s *Store) PrepareMatching(ctx context.Context, now time.Time) error {
+	if s.candidates == nil {
+		return nil
+	}
+	from := now.Add(-attribution.ProbabilisticWindow - candidateSlack).UnixNano()
+	return s.err("prepare matching", s.candidates.prepare(ctx, from))
+}

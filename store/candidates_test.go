@@ -1,0 +1,223 @@
+package store_test
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/linking"
+	"github.com/hoplink/hoplink/store"
+	"github.com/hoplink/hoplink/store/storetest"
+)
+
+// candidateWorld is two organizations whose clicks share IP keys, for the
+// candidate index's tests.
+type candidateWorld struct {
+	s     *store.Store
+	c     *clock
+	r     *rand.Rand
+	now   time.Time
+	org   uuid.UUID
+	apps  []uuid.UUID
+	links []*linking.Link
+	// other is the second organization's app link.
+	other *linking.Link
+	keys  []string
+	seq   int
+}
+
+func newCandidateWorld(t *testing.T) *candidateWorld {
+	s := storetest.SQLite(t)
+	c := newClock()
+	w := &candidateWorld{s: s, c: c, r: rand.New(rand.NewSource(1)), now: t0.Add(48 * time.Hour),
+		keys: []string{"198.51.100.1", "198.51.100.2", "198.51.100.3", "2001:db8:1:2", "198.51.100.5"}}
+	o := createOrg(t, s, c, "acme")
+	w.org = o.ID
+	for i := range 3 {
+		app := createApp(t, s, c, o.ID)
+		w.apps = append(w.apps, app)
+		for j := range 2 {
+			l := newLink(c, o.ID, "hop.example", fmt.Sprintf("a%d-%d", i, j))
+			l.AppID = &app
+			if j == 1 {
+				hours := 2
+				l.MatchWindowHours = &hours
+			}
+			w.links = append(w.links, createLink(t, s, l))
+		}
+	}
+	// A link without an app: its clicks are no candidates.
+	w.links = append(w.links, createLink(t, s, newLink(c, o.ID, "hop.example", "plain")))
+	other := createOrg(t, s, c, "other")
+	otherApp := createApp(t, s, c, other.ID)
+	w.other = newLink(c, other.ID, "hop.example", "other")
+	w.other.AppID = &otherApp
+	createLink(t, s, w.other)
+	return w
+}
+
+// insert stores n clicks of the last spread before w.now on random links
+// and keys, the first key taking half of them (a busy key), with a tenth on
+// the other organization's link; every click has a time of its own.
+func (w *candidateWorld) insert(t *testing.T, n int, spread time.Duration) {
+	t.Helper()
+	agents := []string{
+		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+		"Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+		"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+	}
+	var clicks []analytics.Click
+	for range n {
+		w.seq++
+		l := w.links[w.r.Intn(len(w.links))]
+		if w.r.Intn(10) == 0 {
+			l = w.other
+		}
+		key := w.keys[0]
+		if w.r.Intn(2) == 0 {
+			key = w.keys[w.r.Intn(len(w.keys))]
+		}
+		ua := agents[w.r.Intn(len(agents))]
+		d := linking.ClassifyDevice(ua)
+		at := w.now.Add(-time.Duration(w.r.Int63n(int64(spread)))).Truncate(time.Second).Add(time.Duration(w.seq) * time.Millisecond)
+		clicks = append(clicks, analytics.Click{
+			ID: uuid.Must(uuid.NewV7()), OrgID: l.OrgID, LinkID: l.ID, AppID: l.AppID, Domain: l.Domain, Slug: l.Slug,
+			OccurredAt: at, Source: analytics.SourceRedirect, Platform: string(d.Platform), OS: d.OS,
+			OSVersion: d.OSVersion, DeviceModel: d.Model, Browser: d.Browser, IP: key, IPKey: key, UserAgent: ua,
+			AcceptLanguage: "en-US,en;q=0.9",
+		})
+	}
+	_, err := w.s.InsertClicks(t.Context(), clicks)
+	require.NoError(t, err)
+}
+
+// query is a key read of the matcher's shape, with bounds small enough
+// that the test's busy key is busy.
+func (w *candidateWorld) query(key string, app uuid.UUID) attribution.KeyQuery {
+	return attribution.KeyQuery{
+		CandidateQuery: attribution.CandidateQuery{OrgID: w.org, AppIDs: w.apps, IPKey: key,
+			Since: w.now.Add(-24 * time.Hour), Until: w.now.Add(time.Millisecond), Limit: 60},
+		AppID: app, BusySince: w.now.Add(-6 * time.Hour), Background: 25,
+	}
+}
+
+// requireSameAsDatabase checks that every key read of every app is answered
+// by the index, and as the database answers it.
+func (w *candidateWorld) requireSameAsDatabase(t *testing.T, what string) {
+	t.Helper()
+	ctx := t.Context()
+	busy := 0
+	for _, key := range append(w.keys, "203.0.113.99") {
+		for i, app := range w.apps {
+			for _, limit := range []int{8, 20, 60} {
+				q := w.query(key, app)
+				q.Limit = limit
+				if i == 0 {
+					// The contract's reads of some apps, not every one.
+					q.AppIDs = w.apps[:2]
+				}
+				require.True(t, w.s.CandidateIndexReady(ctx, q), what)
+				got, err := w.s.KeyClicks(ctx, q)
+				require.NoError(t, err)
+				want, err := w.s.KeyClicksFromDatabase(ctx, q)
+				require.NoError(t, err)
+				require.Equal(t, normalRead(want), normalRead(got), "%s: key %s, app %s, limit %d", what, key, app, limit)
+				if got.Busy {
+					busy++
+				}
+			}
+		}
+	}
+	require.Positive(t, busy, "%s: a busy key is read", what)
+}
+
+// normalRead makes an empty list nil, as either side may return one.
+func normalRead(r attribution.KeyRead) attribution.KeyRead {
+	if len(r.Clicks) == 0 {
+		r.Clicks = nil
+	}
+	if len(r.Background) == 0 {
+		r.Background = nil
+	}
+	return r
+}
+
+// TestCandidateIndexAnswersAsTheDatabase checks that the candidate index
+// answers every key read as the database does: when built, after claims of
+// this process and of another, after clicks appended (some older than
+// those before them), and after the table's last rows are deleted and
+// their rowids written again, which makes it build itself anew.
+func TestCandidateIndexAnswersAsTheDatabase(t *testing.T) {
+	t.Parallel()
+	w := newCandidateWorld(t)
+	ctx := t.Context()
+	w.insert(t, 400, 30*time.Hour)
+	w.requireSameAsDatabase(t, "built")
+
+	// A read of a window older than the index holds goes to the database.
+	old := w.query(w.keys[0], w.apps[0])
+	old.Since = old.Since.Add(-3 * time.Hour)
+	require.False(t, w.s.CandidateIndexReady(ctx, old), "a window older than the index")
+
+	// A claim by this process, and one by another (written to the row
+	// alone), which this process learns when its own claim of it fails.
+	read, err := w.s.KeyClicks(ctx, w.query(w.keys[0], w.apps[0]))
+	require.NoError(t, err)
+	require.True(t, read.Busy)
+	require.GreaterOrEqual(t, len(read.Clicks), 2)
+	mine, theirs := read.Clicks[0], read.Clicks[1]
+	rec, att := candidateInstall(w, mine)
+	require.NoError(t, w.s.Claim(ctx, rec, att))
+	_, err = w.s.DB().NewUpdate().Table("clicks").Set("claimed_by_install = ?", uuid.Must(uuid.NewV7())).
+		Where("id = ?", theirs.ID).Exec(ctx)
+	require.NoError(t, err)
+	rec, att = candidateInstall(w, theirs)
+	require.ErrorIs(t, w.s.Claim(ctx, rec, att), attribution.ErrClaimed)
+	w.requireSameAsDatabase(t, "claimed")
+	read, err = w.s.KeyClicks(ctx, w.query(w.keys[0], w.apps[0]))
+	require.NoError(t, err)
+	require.True(t, read.Clicks[0].Claimed && read.Clicks[1].Claimed, "both claims are seen")
+
+	// Clicks appended after the build, spread over the day, so that many
+	// are older than clicks read before.
+	w.insert(t, 300, 20*time.Hour)
+	w.requireSameAsDatabase(t, "appended")
+
+	// The last rows deleted and new ones written: their rowids are used
+	// again, which the index cannot tell from rows it read.
+	_, err = w.s.DB().ExecContext(ctx, "DELETE FROM clicks WHERE rowid > (SELECT max(rowid) - 5 FROM clicks)")
+	require.NoError(t, err)
+	w.insert(t, 40, time.Hour)
+	q := w.query(w.keys[0], w.apps[0])
+	require.False(t, w.s.CandidateIndexReady(ctx, q), "rowids written again put the index out of date")
+	got, err := w.s.KeyClicks(ctx, q)
+	require.NoError(t, err)
+	want, err := w.s.KeyClicksFromDatabase(ctx, q)
+	require.NoError(t, err)
+	require.Equal(t, normalRead(want), normalRead(got), "the database answers while the index is built again")
+	require.Eventually(t, func() bool { return !w.s.CandidateIndexBuilding() }, 10*time.Second, 10*time.Millisecond)
+	w.requireSameAsDatabase(t, "built again")
+}
+
+// candidateInstall is a probabilistic install that claims c.
+func candidateInstall(w *candidateWorld, c attribution.Click) (attribution.InstallRecord, attribution.Attempt) {
+	id, device := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
+	mt, src := attribution.MatchProbabilistic, attribution.SourceClaim
+	at := w.now
+	rec := attribution.InstallRecord{
+		Install: attribution.Install{ID: id, ClickID: &c.ID, LinkID: &c.LinkID, AppID: c.AppID, InstalledAt: at,
+			HasDeviceID: true, HasMatchedPayload: true},
+		OrgID: w.org, DeviceID: &device, IP: c.IPKey, Platform: attribution.PlatformIOS,
+		Payload:         &attribution.Payload{MatchType: mt, MatchConfidence: 0.9, LinkID: c.LinkID, AppID: c.AppID, CustomParams: map[string]string{}},
+		ClaimedClickIDs: []uuid.UUID{c.ID},
+	}
+	att := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.org, Matched: true, MatchSource: &src,
+		MatchType: &mt, InstallID: &id, AppID: c.AppID, CreatedAt: at, Platform: attribution.PlatformIOS, Signals: []string{"time", "ip"}}
+	return rec, att
+}
