@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"math/rand"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -32,8 +33,7 @@ type candidateWorld struct {
 	seq   int
 }
 
-func newCandidateWorld(t *testing.T) *candidateWorld {
-	s := storetest.SQLite(t)
+func newCandidateWorld(t *testing.T, s *store.Store) *candidateWorld {
 	c := newClock()
 	w := &candidateWorld{s: s, c: c, r: rand.New(rand.NewSource(1)), now: t0.Add(48 * time.Hour),
 		keys: []string{"198.51.100.1", "198.51.100.2", "198.51.100.3", "2001:db8:1:2", "198.51.100.5"}}
@@ -155,7 +155,7 @@ func normalRead(r attribution.KeyRead) attribution.KeyRead {
 // their rowids written again, which makes it build itself anew.
 func TestCandidateIndexAnswersAsTheDatabase(t *testing.T) {
 	t.Parallel()
-	w := newCandidateWorld(t)
+	w := newCandidateWorld(t, storetest.SQLite(t))
 	ctx := t.Context()
 	w.insert(t, 400, 30*time.Hour)
 	w.requireSameAsDatabase(t, "built")
@@ -220,4 +220,40 @@ func candidateInstall(w *candidateWorld, c attribution.Click) (attribution.Insta
 	att := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.org, Matched: true, MatchSource: &src,
 		MatchType: &mt, InstallID: &id, AppID: c.AppID, CreatedAt: at, Platform: attribution.PlatformIOS, Signals: []string{"time", "ip"}}
 	return rec, att
+}
+
+// TestCandidateIndexFollowsAnotherProcess checks that the index of one
+// store follows the rows another store on the same file writes (as
+// hoplink-api follows hoplink-redirect's clicks), and learns the clicks
+// the other claims when its own claim of one fails.
+func TestCandidateIndexFollowsAnotherProcess(t *testing.T) {
+	t.Parallel()
+	storetest.SkipUnlessSQLite(t)
+	ctx := t.Context()
+	file := filepath.Join(t.TempDir(), "hoplink.db")
+	matcher, err := store.Open(ctx, file)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = matcher.Close() })
+	require.NoError(t, matcher.Migrate(ctx))
+	recorder, err := store.Open(ctx, file)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = recorder.Close() })
+
+	w := newCandidateWorld(t, matcher)
+	w.insert(t, 200, 30*time.Hour)
+	w.requireSameAsDatabase(t, "built")
+	other := *w
+	other.s = recorder
+	other.insert(t, 300, 20*time.Hour)
+	w.seq = other.seq
+	w.requireSameAsDatabase(t, "another process's rows")
+
+	read, err := w.s.KeyClicks(ctx, w.query(w.keys[0], w.apps[0]))
+	require.NoError(t, err)
+	require.NotEmpty(t, read.Clicks)
+	rec, att := candidateInstall(w, read.Clicks[0])
+	require.NoError(t, recorder.Claim(ctx, rec, att))
+	rec, att = candidateInstall(w, read.Clicks[0])
+	require.ErrorIs(t, matcher.Claim(ctx, rec, att), attribution.ErrClaimed)
+	w.requireSameAsDatabase(t, "another process's claim")
 }

@@ -125,6 +125,19 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 	if len(clicks) == 0 {
 		return 0, nil
 	}
+	inserted, candidates, rowids, err := s.insertClicks(ctx, clicks)
+	if err != nil {
+		return 0, err
+	}
+	// Once the batch's connection is back in the pool: the index may be
+	// waiting for one (an in-memory database has one).
+	s.candidates.appended(candidates, rowids)
+	return inserted, nil
+}
+
+// insertClicks is InsertClicks; it also returns the candidate rows it
+// inserted on SQLite and their rowids (insertClickRowsSQLite).
+func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int, []analytics.Click, []int64, error) {
 	orgIDs := make([]uuid.UUID, 0, 4)
 	linkIDs := make([]uuid.UUID, 0, len(clicks))
 	seenOrg := map[uuid.UUID]bool{}
@@ -147,12 +160,18 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 	if s.Dialect() == "sqlite" {
 		var err error
 		if conn, err = s.db.Conn(ctx); err != nil {
-			return 0, s.err("insert clicks", err)
+			return 0, nil, nil, s.err("insert clicks", err)
 		}
 		defer conn.Close()
 		runInTx = conn.RunInTx
 	}
-	inserted := 0
+	var (
+		inserted int
+		// The candidate rows inserted on SQLite and their rowids, for the
+		// candidate index once the batch is committed.
+		candidates []analytics.Click
+		rowids     []int64
+	)
 	err := runInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := markSpoolBatch(ctx, tx); err != nil {
 			return err
@@ -206,7 +225,7 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 				}
 			}
 		}
-		candidates := make([]analytics.Click, 0, nCandidates)
+		candidates, rowids = make([]analytics.Click, 0, nCandidates), nil
 		others := make([]analytics.Click, 0, nStored)
 		seen := make(map[uuid.UUID]bool, len(clicks))
 		for i := range clicks {
@@ -246,7 +265,7 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 			var done []bool
 			if s.Dialect() == "sqlite" {
 				var err error
-				if done, err = insertClickRowsSQLite(ctx, conn, candidates); err != nil {
+				if done, rowids, err = insertClickRowsSQLite(ctx, conn, candidates); err != nil {
 					return err
 				}
 			} else {
@@ -311,9 +330,9 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 		return err
 	})
 	if err != nil {
-		return 0, s.err("insert clicks", err)
+		return 0, nil, nil, s.err("insert clicks", err)
 	}
-	return inserted, nil
+	return inserted, candidates, rowids, nil
 }
 
 // insertedRows reports which of rows the ids returned by an insert stand

@@ -62,10 +62,10 @@ const clickCheckEvery = 64
 // insertClickRowsSQLite inserts the rows of clicks (normalized, with their
 // ids) on conn, which must be the connection of the transaction the caller
 // has open, and reports which rows it inserted (inserted[i] for
-// clicks[i]); a row whose id or (org_id, tap_id) exists already is
-// skipped.
-func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.Click) (inserted []bool, err error) {
-	inserted = make([]bool, len(rows))
+// clicks[i]) and their rowids (0 for a row not inserted); a row whose id
+// or (org_id, tap_id) exists already is skipped.
+func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.Click) (inserted []bool, rowids []int64, err error) {
+	inserted, rowids = make([]bool, len(rows)), make([]int64, len(rows))
 	err = conn.Raw(func(dc any) error {
 		prep, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
@@ -104,11 +104,15 @@ func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.
 			if err != nil {
 				return err
 			}
-			inserted[i] = n == 1
+			if inserted[i] = n == 1; inserted[i] {
+				if rowids[i], err = res.LastInsertId(); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
-	return inserted, err
+	return inserted, rowids, err
 }
 
 // clickArgs sets args to the values of r's row in the order of
