@@ -117,9 +117,10 @@ type candidateIndex struct {
 	// off is set when the index gave up for good (too many clicks).
 	off bool
 	// from is where the clicks held start, in nanoseconds; want is where
-	// the windows asked for start, less candidateSlack.
-	from, want int64
-	n          int
+	// the windows asked for start, less candidateSlack; newest is the
+	// time of the newest click held.
+	from, want, newest int64
+	n                  int
 
 	start sync.Once
 	stop  func()
@@ -246,7 +247,7 @@ func (x *candidateIndex) build(ctx context.Context) error {
 		return err
 	}
 	keys := map[candidateKey][]candidate{}
-	n := 0
+	n, newest := 0, int64(0)
 	for _, org := range orgs {
 		rows, err := x.s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id, c.rowid").
 			Where("c.org_id = ? AND c.occurred_at >= ? AND c.rowid <= ?", org, time.Unix(0, from).UTC(), last).
@@ -258,6 +259,7 @@ func (x *candidateIndex) build(ctx context.Context) error {
 			if ok {
 				keys[k] = append(keys[k], c)
 				n++
+				newest = max(newest, c.at)
 			}
 		})
 		if err != nil {
@@ -285,6 +287,7 @@ func (x *candidateIndex) build(ctx context.Context) error {
 	x.last, x.lastID = last, lastID
 	x.mu.Lock()
 	x.keys, x.n, x.from, x.ready = keys, n, from, true
+	x.newest = max(x.newest, newest)
 	x.mu.Unlock()
 	return nil
 }
@@ -411,13 +414,19 @@ func (x *candidateIndex) insert(k candidateKey, c candidate) {
 	}
 	x.keys[k] = slices.Insert(cs, i, c)
 	x.n++
+	x.newest = max(x.newest, c.at)
 }
 
 // evict drops the clicks older than the windows asked for need, once that
-// frees at least candidateSlack of them.
+// frees at least candidateSlack of them. Without reads (a server that
+// records clicks and matches no install), the window is the one a match
+// would ask for now: of the day before the newest click held, or before
+// the clock when that is earlier (a click from a clock running ahead).
 func (x *candidateIndex) evict() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	horizon := min(x.newest, time.Now().UnixNano()) - int64(attribution.ProbabilisticWindow+candidateSlack)
+	x.want = max(x.want, horizon)
 	if !x.ready || x.want-x.from < int64(candidateSlack) {
 		return
 	}

@@ -203,6 +203,15 @@ func TestCandidateIndexAnswersAsTheDatabase(t *testing.T) {
 	require.Equal(t, normalRead(want), normalRead(got), "the database answers while the index is built again")
 	require.Eventually(t, func() bool { return !w.s.CandidateIndexBuilding() }, 10*time.Second, 10*time.Millisecond)
 	w.requireSameAsDatabase(t, "built again")
+
+	// A day and a half later, with no read in between, the clicks older
+	// than a match's window are dropped, and reads still answer as the
+	// database does.
+	held := w.s.CandidateIndexClicks()
+	w.now = w.now.Add(36 * time.Hour)
+	w.insert(t, 50, time.Hour)
+	require.Eventually(t, func() bool { return w.s.CandidateIndexClicks() < held }, 10*time.Second, 10*time.Millisecond)
+	w.requireSameAsDatabase(t, "old clicks dropped")
 }
 
 // candidateInstall is a probabilistic install that claims c.

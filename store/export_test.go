@@ -146,3 +146,10 @@ func (s *Store) CandidateIndexBuilding() bool {
 	defer s.candidates.mu.RUnlock()
 	return !s.candidates.ready
 }
+
+// CandidateIndexClicks is how many clicks the candidate index holds.
+func (s *Store) CandidateIndexClicks() int {
+	s.candidates.mu.RLock()
+	defer s.candidates.mu.RUnlock()
+	return s.candidates.n
+}
