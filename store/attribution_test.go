@@ -72,19 +72,25 @@ func lowerIPMark(t testing.TB, s *store.Store, orgID uuid.UUID, at time.Time) {
 }
 
 func installFor(w *attrWorld, l *linking.Link, click uuid.UUID, at time.Time) (attribution.InstallRecord, attribution.Attempt) {
+	return claimOf(w.orgID, click, l.ID, l.AppID, at)
+}
+
+// claimOf is a probabilistic install of organization orgID that claims
+// click of link linkID, from 203.0.113.7, with its attempt.
+func claimOf(orgID, click, linkID uuid.UUID, appID *uuid.UUID, at time.Time) (attribution.InstallRecord, attribution.Attempt) {
 	id := uuid.Must(uuid.NewV7())
 	device := uuid.Must(uuid.NewV7())
 	mt := attribution.MatchProbabilistic
 	src := attribution.SourceClaim
 	rec := attribution.InstallRecord{
-		Install: attribution.Install{ID: id, ClickID: &click, LinkID: &l.ID, AppID: l.AppID, InstalledAt: at,
+		Install: attribution.Install{ID: id, ClickID: &click, LinkID: &linkID, AppID: appID, InstalledAt: at,
 			HasDeviceID: true, HasMatchedPayload: true},
-		OrgID: w.orgID, DeviceID: &device, IP: "203.0.113.7", Platform: attribution.PlatformIOS,
-		Payload:         &attribution.Payload{MatchType: mt, MatchConfidence: 0.9, LinkID: l.ID, AppID: l.AppID, CustomParams: map[string]string{}},
+		OrgID: orgID, DeviceID: &device, IP: "203.0.113.7", Platform: attribution.PlatformIOS,
+		Payload:         &attribution.Payload{MatchType: mt, MatchConfidence: 0.9, LinkID: linkID, AppID: appID, CustomParams: map[string]string{}},
 		ClaimedClickIDs: []uuid.UUID{click},
 	}
-	att := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.orgID, Matched: true, MatchSource: &src,
-		MatchType: &mt, InstallID: &id, AppID: l.AppID, CreatedAt: at, Platform: attribution.PlatformIOS, Signals: []string{"time", "ip"}}
+	att := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: orgID, Matched: true, MatchSource: &src,
+		MatchType: &mt, InstallID: &id, AppID: appID, CreatedAt: at, Platform: attribution.PlatformIOS, Signals: []string{"time", "ip"}}
 	return rec, att
 }
 

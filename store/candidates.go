@@ -38,18 +38,22 @@ import (
 //
 // Before every key read the index reads the rows appended since its last
 // read, so a match sees every click committed before it began, as the
-// database would show it. A claim made by this process marks its clicks at
-// once; one made by another process (two servers on one file) is seen when
-// this process's claim of the same click fails, which marks it too, and the
-// matcher then tries again without it.
+// database would show it. The rows the process's own click writer commits
+// are handed to it directly (appended), not read back. Clicks of a link
+// deleted since they were read stay until they are a day old: the matcher
+// drops them as candidates (KeyClicks reads the links' windows), and they
+// still count among the devices behind the address. A claim made by this
+// process marks its clicks at once; one made by another process (two
+// servers on one file) is seen when this process's claim of the same click
+// fails, which marks it too, and the matcher then tries again without it.
 //
 // The index holds the clicks of links with an app (only those are
 // candidates), from an hour before the latest read's window (the window of
-// a server's start, at first); KeyClicks of an older window, and any read
-// while the index is being built, go to the database. Its memory is about
-// 160 bytes a click plus the
-// distinct user agents; past candidateIndexMax clicks it gives up and the
-// database answers every read.
+// a server's start, at first; evict); KeyClicks of an older window, and
+// any read while the index is being built, go to the database. Its memory
+// is about 160 bytes a click plus the distinct user agents; past
+// candidateIndexMax clicks it gives up and the database answers every
+// read.
 const (
 	// candidateIndexMax bounds the clicks the index holds.
 	candidateIndexMax = 20_000_000
@@ -223,9 +227,9 @@ func (x *candidateIndex) loop() {
 }
 
 // build reads the clicks of the last day into a new index and puts it in
-// place, unless it is in place already: the rows up to the last one written when it starts, organization
-// by organization through the (org_id, occurred_at) index; the rows after
-// it are the tail's.
+// place, unless it is in place already: the rows up to the last one
+// written when it starts, organization by organization through the
+// (org_id, occurred_at) index; the rows after it are the tail's.
 func (x *candidateIndex) build(ctx context.Context) error {
 	x.tailMu.Lock()
 	defer x.tailMu.Unlock()

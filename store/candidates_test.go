@@ -216,19 +216,7 @@ func TestCandidateIndexAnswersAsTheDatabase(t *testing.T) {
 
 // candidateInstall is a probabilistic install that claims c.
 func candidateInstall(w *candidateWorld, c attribution.Click) (attribution.InstallRecord, attribution.Attempt) {
-	id, device := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	mt, src := attribution.MatchProbabilistic, attribution.SourceClaim
-	at := w.now
-	rec := attribution.InstallRecord{
-		Install: attribution.Install{ID: id, ClickID: &c.ID, LinkID: &c.LinkID, AppID: c.AppID, InstalledAt: at,
-			HasDeviceID: true, HasMatchedPayload: true},
-		OrgID: w.org, DeviceID: &device, IP: c.IPKey, Platform: attribution.PlatformIOS,
-		Payload:         &attribution.Payload{MatchType: mt, MatchConfidence: 0.9, LinkID: c.LinkID, AppID: c.AppID, CustomParams: map[string]string{}},
-		ClaimedClickIDs: []uuid.UUID{c.ID},
-	}
-	att := attribution.Attempt{ID: uuid.Must(uuid.NewV7()), OrgID: w.org, Matched: true, MatchSource: &src,
-		MatchType: &mt, InstallID: &id, AppID: c.AppID, CreatedAt: at, Platform: attribution.PlatformIOS, Signals: []string{"time", "ip"}}
-	return rec, att
+	return claimOf(w.org, c.ID, c.LinkID, c.AppID, w.now)
 }
 
 // TestCandidateIndexFollowsAnotherProcess checks that the index of one
