@@ -265,8 +265,12 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 			var done []bool
 			if s.Dialect() == "sqlite" {
 				var err error
-				if done, rowids, err = insertClickRowsSQLite(ctx, conn, candidates); err != nil {
+				if rowids, err = insertClickRowsSQLite(ctx, conn, candidates); err != nil {
 					return err
+				}
+				done = make([]bool, len(rowids))
+				for i, id := range rowids {
+					done[i] = id != 0
 				}
 			} else {
 				rows := make([]clickRow, len(candidates))

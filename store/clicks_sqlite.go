@@ -61,11 +61,11 @@ const clickCheckEvery = 64
 
 // insertClickRowsSQLite inserts the rows of clicks (normalized, with their
 // ids) on conn, which must be the connection of the transaction the caller
-// has open, and reports which rows it inserted (inserted[i] for
-// clicks[i]) and their rowids (0 for a row not inserted); a row whose id
-// or (org_id, tap_id) exists already is skipped.
-func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.Click) (inserted []bool, rowids []int64, err error) {
-	inserted, rowids = make([]bool, len(rows)), make([]int64, len(rows))
+// has open, and returns the rowids of those it inserted (rowids[i] for
+// clicks[i], 0 for a row not inserted): a row whose id or (org_id, tap_id)
+// exists already is skipped.
+func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.Click) (rowids []int64, err error) {
+	rowids = make([]int64, len(rows))
 	err = conn.Raw(func(dc any) error {
 		prep, ok := dc.(driver.ConnPrepareContext)
 		if !ok {
@@ -104,7 +104,7 @@ func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.
 			if err != nil {
 				return err
 			}
-			if inserted[i] = n == 1; inserted[i] {
+			if n == 1 {
 				if rowids[i], err = res.LastInsertId(); err != nil {
 					return err
 				}
@@ -112,7 +112,7 @@ func insertClickRowsSQLite(ctx context.Context, conn bun.Conn, rows []analytics.
 		}
 		return nil
 	})
-	return inserted, rowids, err
+	return rowids, err
 }
 
 // clickArgs sets args to the values of r's row in the order of
