@@ -148,12 +148,15 @@ func (x *candidateIndex) close() {
 func (x *candidateIndex) use(ctx context.Context, q *attribution.KeyQuery) bool {
 	since := q.Since.Add(-candidateSlack).UnixNano()
 	x.start.Do(func() { x.run(ctx, since) })
-	x.mu.Lock()
-	if since > x.want {
-		x.want = since
-	}
+	x.mu.RLock()
 	ok := x.ready && q.Since.UnixNano() >= x.from && q.BusySince.UnixNano() >= x.from
-	x.mu.Unlock()
+	moved := since > x.want
+	x.mu.RUnlock()
+	if moved {
+		x.mu.Lock()
+		x.want = max(x.want, since)
+		x.mu.Unlock()
+	}
 	if !ok {
 		return false
 	}
