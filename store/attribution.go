@@ -651,7 +651,6 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		// primary key is always the index used, where an IN list lets
 		// SQLite's planner walk the organization's clicks instead. Each
 		// returns the click's key, for the candidate index.
-		claimed, keys = claimed[:0], keys[:0]
 		for _, id := range in.ClaimedClickIDs {
 			var key string
 			err := tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -87,12 +88,28 @@ type candidate struct {
 	claimed                                     bool
 }
 
-// before orders candidates by time, then id, as the database orders them.
-func (c *candidate) before(d *candidate) bool {
-	if c.at != d.at {
-		return c.at < d.at
+// candidateOf is the click whose row holds these values as the index
+// holds it, and whether it is a candidate: a click of a link with an app,
+// on a platform the matcher reads. A click that is not has only its id.
+func candidateOf(id, link uuid.UUID, app *uuid.UUID, at time.Time, platform, osVersion, model, agent, language string) (candidate, bool) {
+	if app == nil || !slices.Contains(clickPlatforms, platform) {
+		return candidate{id: id}, false
 	}
-	return bytes.Compare(c.id[:], d.id[:]) < 0
+	return candidate{
+		id: id, link: link, app: *app,
+		// A row holds the time to the microsecond (sqliteTimeFormat).
+		at:       at.UTC().Truncate(time.Microsecond).UnixNano(),
+		platform: unique.Make(platform), osVersion: unique.Make(osVersion),
+		model: unique.Make(model), agent: unique.Make(agent), language: unique.Make(language),
+	}, true
+}
+
+// compare orders candidates by time, then id, as the database orders them.
+func (c *candidate) compare(d *candidate) int {
+	if n := cmp.Compare(c.at, d.at); n != 0 {
+		return n
+	}
+	return bytes.Compare(c.id[:], d.id[:])
 }
 
 func (c *candidate) click(ip string) attribution.Click {
@@ -274,22 +291,14 @@ func (x *candidateIndex) build(ctx context.Context) error {
 		}
 		if n > candidateIndexMax {
 			x.mu.Lock()
-			x.off, x.keys = true, nil
+			x.n = n
+			x.giveUpWhenFull()
 			x.mu.Unlock()
 			return nil
 		}
 	}
-	for k, cs := range keys {
-		slices.SortFunc(cs, func(a, b candidate) int {
-			if a.before(&b) {
-				return -1
-			}
-			if b.before(&a) {
-				return 1
-			}
-			return 0
-		})
-		keys[k] = cs
+	for _, cs := range keys {
+		slices.SortFunc(cs, func(a, b candidate) int { return a.compare(&b) })
 	}
 	x.last, x.lastID = last, lastID
 	x.mu.Lock()
@@ -352,9 +361,7 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 			for i := range batch {
 				x.insert(batchOf[i], batch[i])
 			}
-			if x.n > candidateIndexMax {
-				x.off, x.ready, x.keys = true, false, nil
-			}
+			x.giveUpWhenFull()
 			x.mu.Unlock()
 		}
 		if seen <= candidateTailBatch {
@@ -392,21 +399,17 @@ func (x *candidateIndex) appended(rows []analytics.Click, rowids []int64) {
 		}
 		r := &rows[i]
 		x.last, x.lastID = rowids[i], r.ID
-		if r.AppID == nil || !slices.Contains(clickPlatforms, r.Platform) {
-			continue
+		c, ok := candidateOf(r.ID, r.LinkID, r.AppID, r.OccurredAt, r.Platform, r.OSVersion, r.DeviceModel, r.UserAgent, r.AcceptLanguage)
+		if ok && c.at >= x.from {
+			x.insert(candidateKey{r.OrgID, r.IPKey}, c)
 		}
-		// The row holds the time to the microsecond (sqliteTimeFormat).
-		at := r.OccurredAt.UTC().Truncate(time.Microsecond).UnixNano()
-		if at < x.from {
-			continue
-		}
-		x.insert(candidateKey{r.OrgID, r.IPKey}, candidate{
-			id: r.ID, link: r.LinkID, app: *r.AppID, at: at,
-			platform: unique.Make(r.Platform), osVersion: unique.Make(r.OSVersion),
-			model: unique.Make(r.DeviceModel), agent: unique.Make(r.UserAgent),
-			language: unique.Make(r.AcceptLanguage),
-		})
 	}
+	x.giveUpWhenFull()
+}
+
+// giveUpWhenFull turns the index off for good once it holds more than
+// candidateIndexMax clicks; x.mu is held.
+func (x *candidateIndex) giveUpWhenFull() {
 	if x.n > candidateIndexMax {
 		x.off, x.ready, x.keys = true, false, nil
 	}
@@ -416,7 +419,7 @@ func (x *candidateIndex) appended(rows []analytics.Click, rowids []int64) {
 func (x *candidateIndex) insert(k candidateKey, c candidate) {
 	cs := x.keys[k]
 	i := len(cs)
-	for i > 0 && c.before(&cs[i-1]) {
+	for i > 0 && c.compare(&cs[i-1]) < 0 {
 		i--
 	}
 	x.keys[k] = slices.Insert(cs, i, c)
@@ -537,13 +540,13 @@ func scanCandidates(rows *sql.Rows, add func(k candidateKey, c candidate, rowid 
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		c := candidate{
-			id: sc.id.UUID, link: sc.linkID.UUID, app: sc.appID.UUID, at: sc.at.Time.UnixNano(),
-			platform: unique.Make(sc.platform.String), osVersion: unique.Make(sc.osVersion.String),
-			model: unique.Make(sc.model.String), agent: unique.Make(sc.agent.String),
-			language: unique.Make(sc.language.String), claimed: sc.claimed.Bool,
+		var app *uuid.UUID
+		if sc.appID.Valid {
+			app = &sc.appID.UUID
 		}
-		ok := sc.appID.Valid && slices.Contains(clickPlatforms, sc.platform.String)
+		c, ok := candidateOf(sc.id.UUID, sc.linkID.UUID, app, sc.at.Time, sc.platform.String,
+			sc.osVersion.String, sc.model.String, sc.agent.String, sc.language.String)
+		c.claimed = sc.claimed.Bool
 		add(candidateKey{org, sc.ipKey.String}, c, rowid, ok)
 	}
 	return rows.Err()
