@@ -258,8 +258,8 @@ func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attri
 
 // KeyClicks implements attribution.Store.
 //
-// On SQLite the candidate index answers once it is built (candidates.go).
-// Until then, the key's clicks are counted first, through the (app_id,
+// The candidate index answers once it is built (candidates.go). Until then,
+// on SQLite, the key's clicks are counted first, through the (app_id,
 // platform, ip_key, occurred_at) index alone and no further than q.Limit,
 // then read by CandidateClicks, not at all when there is none; a busy key's
 // background is read by keyBackground. On PostgreSQL one statement counts,
@@ -269,9 +269,6 @@ func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attri
 func (s *Store) KeyClicks(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
 	if len(q.AppIDs) == 0 || q.Limit <= 0 {
 		return attribution.KeyRead{}, nil
-	}
-	if s.db.Dialect().Name() == dialect.PG {
-		return s.keyClicksPG(ctx, q)
 	}
 	if s.candidates != nil && s.candidates.use(ctx, &q) {
 		read := s.candidates.read(&q)
@@ -283,6 +280,9 @@ func (s *Store) KeyClicks(ctx context.Context, q attribution.KeyQuery) (attribut
 			read.Clicks = clicks
 		}
 		return read, nil
+	}
+	if s.db.Dialect().Name() == dialect.PG {
+		return s.keyClicksPG(ctx, q)
 	}
 	return s.keyClicksSQLite(ctx, q)
 }
@@ -695,19 +695,21 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 // when the install's own click is not among them the transaction is rolled
 // back.
 func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, a *attribution.Attempt, row *installRow, att *attemptRow) error {
+	var updated []uuid.UUID
+	var keys []string
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		ids := in.ClaimedClickIDs
 		if len(ids) == 0 {
 			ids = []uuid.UUID{uuid.Nil} // IN () is not valid SQL; no click has the nil id
 		}
-		var updated []uuid.UUID
+		updated, keys = nil, nil
 		err := tx.NewSelect().
 			With("i", tx.NewInsert().Model(row)).
 			With("a", tx.NewInsert().Model(att)).
 			With("u", tx.NewUpdate().Table("clicks").Set("claimed_by_install = ?", in.ID).
-				Where("id IN (?) AND org_id = ? AND claimed_by_install IS NULL", bun.List(ids), in.OrgID).Returning("id")).
-			Table("u").Column("id").Scan(ctx, &updated)
-		if err != nil {
+				Where("id IN (?) AND org_id = ? AND claimed_by_install IS NULL", bun.List(ids), in.OrgID).Returning("id, ip_key")).
+			Table("u").Column("id", "ip_key").Scan(ctx, &updated, &keys)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			if uniqueViolation(err) {
 				return attribution.ErrClaimed
 			}
@@ -721,7 +723,13 @@ func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, a *a
 		}
 		return s.emitInstall(ctx, tx, in, a)
 	})
-	if errors.Is(err, attribution.ErrClaimed) {
+	switch {
+	case err == nil:
+		s.candidates.markClaimed(in.OrgID, updated, keys)
+	case errors.Is(err, attribution.ErrClaimed):
+		// Another install holds the click, perhaps one another replica
+		// made, which this process's index has not seen.
+		s.candidates.markClaimedByID(ctx, in.OrgID, in.ClickID)
 		return err
 	}
 	return s.err("claim", err)

@@ -6,19 +6,23 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 	"unique"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 )
 
 // The candidate index answers attribution's read of an IP key (KeyClicks)
-// from memory on SQLite. The key's read was most of a match's time: a
+// from memory. The key's read was most of a match's time: a
 // carrier NAT address has about a thousand clicks a day, and counting them,
 // reading the app's clicks of six hours and a background sample through the
 // (app_id, platform, ip_key, occurred_at) index took 3 to 5 ms through the
@@ -37,6 +41,15 @@ import (
 // and, when it changed, the index is built again while the database answers
 // in its place.
 //
+// PostgreSQL has no such order: several replicas write clicks, and
+// transactions commit in any order, so a sequence's values would not do
+// either. Each row carries the id of the transaction that wrote it (txid,
+// migration 20261203000007), and the index keeps the last read's snapshot:
+// the rows of transactions at or after its xmax, or in progress then, are
+// exactly the rows committed since. One statement takes its own snapshot
+// and reads those rows (candidateTailPG); the build reads in one
+// repeatable-read transaction and starts from its snapshot.
+//
 // Before every key read the index reads the rows appended since its last
 // read, so a match sees every click committed before it began, as the
 // database would show it. The rows the process's own click writer commits
@@ -45,7 +58,7 @@ import (
 // drops them as candidates (KeyClicks reads the links' windows), and they
 // still count among the devices behind the address. A claim made by this
 // process marks its clicks at once; one made by another process (two
-// servers on one file) is seen when this process's claim of the same click
+// servers on one file, or another replica) is seen when this process's claim of the same click
 // fails, which marks it too, and the matcher then tries again without it.
 //
 // The index holds the clicks of links with an app (only those are
@@ -125,12 +138,20 @@ func (c *candidate) click(ip string) attribution.Click {
 type candidateIndex struct {
 	s *Store
 
+	// pg is set on PostgreSQL, where the index follows the rows by the
+	// transaction that wrote them instead of by rowid.
+	pg bool
+
 	// tailMu is held by the one goroutine that reads new rows or builds.
 	tailMu sync.Mutex
-	// last is the rowid of the last row read and lastID its id; read and
-	// written under tailMu.
+	// last is the rowid of the last row read and lastID its id (SQLite);
+	// xmax and xip are the last read's snapshot (PostgreSQL): the rows of
+	// transactions at or after xmax, or in xip (in progress then), are the
+	// only ones committed since. Read and written under tailMu.
 	last   int64
 	lastID uuid.UUID
+	xmax   string
+	xip    []string
 
 	mu    sync.RWMutex
 	keys  map[candidateKey][]candidate
@@ -148,7 +169,7 @@ type candidateIndex struct {
 }
 
 func newCandidateIndex(s *Store) *candidateIndex {
-	return &candidateIndex{s: s, keys: map[candidateKey][]candidate{}}
+	return &candidateIndex{s: s, pg: s.Dialect() == "pg", keys: map[candidateKey][]candidate{}}
 }
 
 // close stops the index's goroutine, if it started, and waits for it.
@@ -193,8 +214,14 @@ func (x *candidateIndex) use(ctx context.Context, q *attribution.KeyQuery) bool 
 // first read.
 func (x *candidateIndex) run(ctx context.Context, from int64) {
 	x.want = from
+	// SQLite's rows ever written; PostgreSQL's estimate of the rows there,
+	// -1 (taken as none) before the table was first analysed.
+	size := "SELECT coalesce(max(rowid), 0) FROM clicks"
+	if x.pg {
+		size = "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'clicks'::regclass"
+	}
 	var rows int64
-	err := x.s.db.QueryRowContext(ctx, "SELECT coalesce(max(rowid), 0) FROM clicks").Scan(&rows)
+	err := x.s.db.QueryRowContext(ctx, size).Scan(&rows)
 	if err == nil && rows < candidateBuildNow {
 		_ = x.build(ctx)
 	}
@@ -247,9 +274,11 @@ func (x *candidateIndex) loop() {
 }
 
 // build reads the clicks of the last day into a new index and puts it in
-// place, unless it is in place already: the rows up to the last one
-// written when it starts, organization by organization through the
-// (org_id, occurred_at) index; the rows after it are the tail's.
+// place, unless it is in place already, organization by organization
+// through the (org_id, occurred_at) index. On SQLite it reads the rows up
+// to the last one written when it starts; on PostgreSQL the rows its
+// snapshot shows (one repeatable-read transaction). The rows after those
+// are the tail's.
 func (x *candidateIndex) build(ctx context.Context) error {
 	x.tailMu.Lock()
 	defer x.tailMu.Unlock()
@@ -260,57 +289,115 @@ func (x *candidateIndex) build(ctx context.Context) error {
 		return nil
 	}
 
-	var last int64
-	var lastID uuid.UUID
-	err := x.s.db.QueryRowContext(ctx, "SELECT rowid, id FROM clicks ORDER BY rowid DESC LIMIT 1").Scan(&last, &lastID)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	var orgs []uuid.UUID
-	if err := x.s.db.NewSelect().Table("apps").ColumnExpr("DISTINCT org_id").Scan(ctx, &orgs); err != nil {
-		return err
-	}
-	keys := map[candidateKey][]candidate{}
-	n, newest := 0, int64(0)
-	for _, org := range orgs {
-		rows, err := x.s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id, c.rowid").
-			Where("c.org_id = ? AND c.occurred_at >= ? AND c.rowid <= ?", org, time.Unix(0, from).UTC(), last).
-			Rows(ctx)
-		if err != nil {
-			return err
-		}
-		err = scanCandidates(rows, func(k candidateKey, c candidate, _ int64, ok bool) {
-			if ok {
-				keys[k] = append(keys[k], c)
-				n++
-				newest = max(newest, c.at)
+	b := candidateBuild{keys: map[candidateKey][]candidate{}}
+	var (
+		last       int64
+		lastID     uuid.UUID
+		xmax       string
+		xip        []string
+		err        error
+		fromTime   = time.Unix(0, from).UTC()
+		buildWhere = "c.org_id = ? AND c.occurred_at >= ?"
+	)
+	if x.pg {
+		err = x.s.db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
+			var snap string
+			if err := tx.QueryRowContext(ctx, "SELECT pg_current_snapshot()::text").Scan(&snap); err != nil {
+				return err
 			}
+			if xmax, xip, err = parseSnapshot(snap); err != nil {
+				return err
+			}
+			return b.read(ctx, tx, buildWhere, fromTime)
 		})
-		if err != nil {
+	} else {
+		err = x.s.db.QueryRowContext(ctx, "SELECT rowid, id FROM clicks ORDER BY rowid DESC LIMIT 1").Scan(&last, &lastID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		if n > candidateIndexMax {
-			x.mu.Lock()
-			x.n = n
-			x.giveUpWhenFull()
-			x.mu.Unlock()
-			return nil
-		}
+		err = b.read(ctx, x.s.db, buildWhere+" AND c.rowid <= ?", fromTime, last)
 	}
-	for _, cs := range keys {
+	if err != nil {
+		return err
+	}
+	if b.n > candidateIndexMax {
+		x.mu.Lock()
+		x.n = b.n
+		x.giveUpWhenFull()
+		x.mu.Unlock()
+		return nil
+	}
+	for _, cs := range b.keys {
 		slices.SortFunc(cs, func(a, b candidate) int { return a.compare(&b) })
 	}
-	x.last, x.lastID = last, lastID
+	x.last, x.lastID, x.xmax, x.xip = last, lastID, xmax, xip
 	x.mu.Lock()
-	x.keys, x.n, x.from, x.ready = keys, n, from, true
-	x.newest = max(x.newest, newest)
+	x.keys, x.n, x.from, x.ready = b.keys, b.n, from, true
+	x.newest = max(x.newest, b.newest)
 	x.mu.Unlock()
 	return nil
 }
 
-// tail reads the rows appended since the last read into the index. The
-// read starts at the last row read, which must still hold the click it
-// held; when it does not, the index is marked out of date for the
+// candidateBuild is a build's index in the making.
+type candidateBuild struct {
+	keys   map[candidateKey][]candidate
+	n      int
+	newest int64
+}
+
+// read adds the candidates of every organization with an app, of its rows
+// where holds (with the organization as the first argument), stopping once
+// it has more than candidateIndexMax.
+func (b *candidateBuild) read(ctx context.Context, db bun.IDB, where string, args ...any) error {
+	var orgs []uuid.UUID
+	if err := db.NewSelect().Table("apps").ColumnExpr("DISTINCT org_id").Scan(ctx, &orgs); err != nil {
+		return err
+	}
+	for _, org := range orgs {
+		rows, err := db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id").
+			ColumnExpr(rowidColumn(db)).Where(where, append([]any{org}, args...)...).Rows(ctx)
+		if err != nil {
+			return err
+		}
+		err = scanCandidates(rows, nil, func(k candidateKey, c candidate, _ int64, ok bool) {
+			if ok {
+				b.keys[k] = append(b.keys[k], c)
+				b.n++
+				b.newest = max(b.newest, c.at)
+			}
+		})
+		if err != nil || b.n > candidateIndexMax {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowidColumn is the rowid of a row of clicks AS c on SQLite, where the
+// index follows rows by it, and 0 on PostgreSQL.
+func rowidColumn(db bun.IDB) string {
+	if db.Dialect().Name() == dialect.PG {
+		return "0"
+	}
+	return "c.rowid"
+}
+
+// parseSnapshot returns the xmax and the in-progress list of a PostgreSQL
+// snapshot in its text form, xmin:xmax:xip,...
+func parseSnapshot(snap string) (xmax string, xip []string, err error) {
+	parts := strings.Split(snap, ":")
+	if len(parts) != 3 || parts[1] == "" {
+		return "", nil, fmt.Errorf("snapshot %q is not xmin:xmax:xip", snap)
+	}
+	if parts[2] != "" {
+		xip = strings.Split(parts[2], ",")
+	}
+	return parts[1], xip, nil
+}
+
+// tail reads the rows appended since the last read into the index. On
+// SQLite the read starts at the last row read, which must still hold the
+// click it held; when it does not, the index is marked out of date for the
 // goroutine to build again.
 func (x *candidateIndex) tail(ctx context.Context) error {
 	x.tailMu.Lock()
@@ -321,6 +408,9 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 	if !ready {
 		return nil
 	}
+	if x.pg {
+		return x.tailPG(ctx, from)
+	}
 	for {
 		rows, err := x.s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id, c.rowid").
 			Where("c.rowid >= ?", x.last).OrderExpr("c.rowid").Limit(candidateTailBatch + 1).Rows(ctx)
@@ -328,14 +418,13 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 			return err
 		}
 		var (
-			batch   []candidate
-			batchOf []candidateKey
+			batch   candidateBatch
 			seen    int
 			stale   = x.last > 0
 			newLast = x.last
 			newID   = x.lastID
 		)
-		err = scanCandidates(rows, func(k candidateKey, c candidate, rowid int64, ok bool) {
+		err = scanCandidates(rows, nil, func(k candidateKey, c candidate, rowid int64, ok bool) {
 			seen++
 			if rowid == x.last {
 				stale = c.id != x.lastID
@@ -343,7 +432,7 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 			}
 			newLast, newID = rowid, c.id
 			if ok && c.at >= from {
-				batch, batchOf = append(batch, c), append(batchOf, k)
+				batch.add(k, c)
 			}
 		})
 		if err != nil {
@@ -356,18 +445,77 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 			return nil
 		}
 		x.last, x.lastID = newLast, newID
-		if len(batch) > 0 {
-			x.mu.Lock()
-			for i := range batch {
-				x.insert(batchOf[i], batch[i])
-			}
-			x.giveUpWhenFull()
-			x.mu.Unlock()
-		}
+		x.insertBatch(&batch)
 		if seen <= candidateTailBatch {
 			return nil
 		}
 	}
+}
+
+// candidateTailPG reads, in one statement, its own snapshot and the rows of
+// clicks that the last read's snapshot did not show: those of transactions
+// at or after its xmax ($1) or in progress then ($2). The transactions the
+// new snapshot shows are then read for good; those it lists in progress
+// are the next read's.
+const candidateTailPG = `SELECT s.snap, ` + keyClickColumns + `, c.org_id, 0
+FROM (SELECT pg_current_snapshot()::text AS snap) AS s
+LEFT JOIN LATERAL (
+	SELECT * FROM clicks WHERE txid >= $1::xid8 OR txid = ANY($2::xid8[])
+) AS c ON true`
+
+// tailPG is tail on PostgreSQL, where several replicas write clicks and
+// their transactions commit in any order.
+func (x *candidateIndex) tailPG(ctx context.Context, from int64) error {
+	stmt, err := x.s.preparedStmt(ctx, candidateTailPG)
+	if err != nil {
+		return err
+	}
+	rows, err := stmt.QueryContext(ctx, x.xmax, pgArray(x.xip))
+	if err != nil {
+		return err
+	}
+	var (
+		snap  sql.NullString
+		batch candidateBatch
+	)
+	err = scanCandidates(rows, []any{&snap}, func(k candidateKey, c candidate, _ int64, ok bool) {
+		if ok && c.at >= from {
+			batch.add(k, c)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	xmax, xip, err := parseSnapshot(snap.String)
+	if err != nil {
+		return err
+	}
+	x.xmax, x.xip = xmax, xip
+	x.insertBatch(&batch)
+	return nil
+}
+
+// candidateBatch is the candidates one read of the tail found.
+type candidateBatch struct {
+	cs   []candidate
+	keys []candidateKey
+}
+
+func (b *candidateBatch) add(k candidateKey, c candidate) {
+	b.cs, b.keys = append(b.cs, c), append(b.keys, k)
+}
+
+// insertBatch puts b's candidates in the index.
+func (x *candidateIndex) insertBatch(b *candidateBatch) {
+	if len(b.cs) == 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range b.cs {
+		x.insert(b.keys[i], b.cs[i])
+	}
+	x.giveUpWhenFull()
 }
 
 // appended takes the candidate rows this process has just committed
@@ -525,20 +673,25 @@ func firstAtOrAfter(cs []candidate, at int64) int {
 	return i
 }
 
-// scanCandidates scans rows of keyClickColumns, c.org_id and c.rowid,
-// calling add with each, and closes rows; ok is false for a row that is not
-// a candidate (no app, or a platform the matcher does not read).
-func scanCandidates(rows *sql.Rows, add func(k candidateKey, c candidate, rowid int64, ok bool)) error {
+// scanCandidates scans rows of pre, keyClickColumns, c.org_id and the
+// rowid, calling add with each and closing rows; ok is false for a row that
+// is not a candidate (no app, or a platform the matcher does not read). A
+// row without a click (PostgreSQL's tail, which always returns one row) is
+// skipped.
+func scanCandidates(rows *sql.Rows, pre []any, add func(k candidateKey, c candidate, rowid int64, ok bool)) error {
 	defer rows.Close()
 	var (
 		sc    keyClickScan
-		org   uuid.UUID
-		rowid int64
+		org   uuid.NullUUID
+		rowid sql.NullInt64
 	)
-	dest := append(sc.dest(), &org, &rowid)
+	dest := append(append(pre, sc.dest()...), &org, &rowid)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
+		}
+		if !sc.id.Valid {
+			continue
 		}
 		var app *uuid.UUID
 		if sc.appID.Valid {
@@ -547,7 +700,7 @@ func scanCandidates(rows *sql.Rows, add func(k candidateKey, c candidate, rowid 
 		c, ok := candidateOf(sc.id.UUID, sc.linkID.UUID, app, sc.at.Time, sc.platform.String,
 			sc.osVersion.String, sc.model.String, sc.agent.String, sc.language.String)
 		c.claimed = sc.claimed.Bool
-		add(candidateKey{org, sc.ipKey.String}, c, rowid, ok)
+		add(candidateKey{org.UUID, sc.ipKey.String}, c, rowid.Int64, ok)
 	}
 	return rows.Err()
 }
@@ -566,11 +719,10 @@ func (x *candidateIndex) markClaimedByID(ctx context.Context, org uuid.UUID, id 
 	}
 }
 
-// PrepareMatching builds, on SQLite, the index of candidate clicks that
-// attribution's key reads are answered from (candidates.go), for matches
-// at now and after; without it the first key read builds it in the
-// background and the database answers until it is built. A server calls
-// it at start. It does nothing on PostgreSQL.
+// PrepareMatching builds the index of candidate clicks that attribution's
+// key reads are answered from (candidates.go), for matches at now and
+// after; without it the first key read builds it in the background and the
+// database answers until it is built. A server calls it at start.
 func (s *Store) PrepareMatching(ctx context.Context, now time.Time) error {
 	if s.candidates == nil {
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
@@ -155,7 +156,11 @@ func normalRead(r attribution.KeyRead) attribution.KeyRead {
 // their rowids written again, which makes it build itself anew.
 func TestCandidateIndexAnswersAsTheDatabase(t *testing.T) {
 	t.Parallel()
-	w := newCandidateWorld(t, storetest.SQLite(t))
+	storetest.EachDB(t, testCandidateIndexAnswersAsTheDatabase)
+}
+
+func testCandidateIndexAnswersAsTheDatabase(t *testing.T, s *store.Store) {
+	w := newCandidateWorld(t, s)
 	ctx := t.Context()
 	w.insert(t, 400, 30*time.Hour)
 	w.requireSameAsDatabase(t, "built")
@@ -189,20 +194,22 @@ func TestCandidateIndexAnswersAsTheDatabase(t *testing.T) {
 	w.insert(t, 300, 20*time.Hour)
 	w.requireSameAsDatabase(t, "appended")
 
-	// The last rows deleted and new ones written: their rowids are used
-	// again, which the index cannot tell from rows it read.
-	_, err = w.s.DB().ExecContext(ctx, "DELETE FROM clicks WHERE rowid > (SELECT max(rowid) - 5 FROM clicks)")
-	require.NoError(t, err)
-	w.insert(t, 40, time.Hour)
-	q := w.query(w.keys[0], w.apps[0])
-	require.False(t, w.s.CandidateIndexReady(ctx, q), "rowids written again put the index out of date")
-	got, err := w.s.KeyClicks(ctx, q)
-	require.NoError(t, err)
-	want, err := w.s.KeyClicksFromDatabase(ctx, q)
-	require.NoError(t, err)
-	require.Equal(t, normalRead(want), normalRead(got), "the database answers while the index is built again")
-	require.Eventually(t, func() bool { return !w.s.CandidateIndexBuilding() }, 10*time.Second, 10*time.Millisecond)
-	w.requireSameAsDatabase(t, "built again")
+	if s.Dialect() == "sqlite" {
+		// The last rows deleted and new ones written: their rowids are
+		// used again, which the index cannot tell from rows it read.
+		_, err = w.s.DB().ExecContext(ctx, "DELETE FROM clicks WHERE rowid > (SELECT max(rowid) - 5 FROM clicks)")
+		require.NoError(t, err)
+		w.insert(t, 40, time.Hour)
+		q := w.query(w.keys[0], w.apps[0])
+		require.False(t, w.s.CandidateIndexReady(ctx, q), "rowids written again put the index out of date")
+		got, err := w.s.KeyClicks(ctx, q)
+		require.NoError(t, err)
+		want, err := w.s.KeyClicksFromDatabase(ctx, q)
+		require.NoError(t, err)
+		require.Equal(t, normalRead(want), normalRead(got), "the database answers while the index is built again")
+		require.Eventually(t, func() bool { return !w.s.CandidateIndexBuilding() }, 10*time.Second, 10*time.Millisecond)
+		w.requireSameAsDatabase(t, "built again")
+	}
 
 	// A day and a half later, with no read in between, the clicks older
 	// than a match's window are dropped, and reads still answer as the
@@ -253,4 +260,53 @@ func TestCandidateIndexFollowsAnotherProcess(t *testing.T) {
 	rec, att = candidateInstall(w, read.Clicks[0])
 	require.ErrorIs(t, matcher.Claim(ctx, rec, att), attribution.ErrClaimed)
 	w.requireSameAsDatabase(t, "another process's claim")
+}
+
+// TestCandidateIndexFollowsTransactionsInAnyOrder checks, on PostgreSQL,
+// that the index reads the clicks of a transaction that commits after
+// later ones (another replica's slow batch), and never those of one rolled
+// back: a read that followed the rows by a sequence would have passed the
+// slow one's rows for good.
+func TestCandidateIndexFollowsTransactionsInAnyOrder(t *testing.T) {
+	t.Parallel()
+	s := storetest.Postgres(t)
+	ctx := t.Context()
+	w := newCandidateWorld(t, s)
+	w.insert(t, 200, 30*time.Hour)
+	w.requireSameAsDatabase(t, "built")
+
+	// copyNewest writes, in tx, a copy of the key's newest click of the
+	// first app, a minute before w.now: the key's newest click once
+	// committed.
+	read, err := s.KeyClicks(ctx, w.query(w.keys[1], w.apps[0]))
+	require.NoError(t, err)
+	require.NotEmpty(t, read.Clicks)
+	copyNewest := func(tx bun.Tx) uuid.UUID {
+		id := uuid.Must(uuid.NewV7())
+		_, err := tx.ExecContext(ctx, `INSERT INTO clicks (id, org_id, link_id, app_id, domain, occurred_at, source,
+			platform, os, os_version, device_model, browser, in_app_browser, ip_key, user_agent, accept_language,
+			utm_source, utm_medium, utm_campaign, utm_term, utm_content)
+			SELECT ?, org_id, link_id, app_id, domain, ?, source, platform, os, os_version, device_model, browser,
+			in_app_browser, ip_key, user_agent, accept_language, utm_source, utm_medium, utm_campaign, utm_term,
+			utm_content FROM clicks WHERE id = ?`, id, w.now.Add(-time.Minute), read.Clicks[0].ID)
+		require.NoError(t, err)
+		return id
+	}
+	slow, err := s.DB().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	slowID := copyNewest(slow)
+	undone, err := s.DB().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	copyNewest(undone)
+
+	// Later transactions commit first.
+	w.insert(t, 100, 10*time.Hour)
+	w.requireSameAsDatabase(t, "later transactions committed, an earlier one still open")
+	require.NoError(t, undone.Rollback())
+	w.requireSameAsDatabase(t, "a transaction rolled back")
+	require.NoError(t, slow.Commit())
+	w.requireSameAsDatabase(t, "the earlier transaction committed last")
+	read, err = s.KeyClicks(ctx, w.query(w.keys[1], w.apps[0]))
+	require.NoError(t, err)
+	require.Equal(t, slowID, read.Clicks[0].ID, "the slow transaction's click is the key's newest")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/errcode"
@@ -444,8 +445,11 @@ func BenchmarkInsertClicks500(b *testing.B) {
 	b.Run("postgres", func(b *testing.B) { run(b, storetest.Postgres(b)) })
 }
 
-// fullClickRow is every column of clicks (migration 20261202000001).
+// fullClickRow is every column of clicks (migration 20261202000001) but
+// PostgreSQL's txid (migration 20261203000007), which is the database's.
 type fullClickRow struct {
+	bun.BaseModel `bun:"table:clicks"`
+
 	ID               uuid.UUID  `bun:"id"`
 	OrgID            uuid.UUID  `bun:"org_id"`
 	LinkID           uuid.UUID  `bun:"link_id"`
@@ -501,7 +505,7 @@ func TestInsertClicksKeepsEveryValue(t *testing.T) {
 		require.Equal(t, 1, n)
 
 		var got fullClickRow
-		require.NoError(t, s.DB().NewSelect().Table("clicks").Where("id = ?", cl.ID).Scan(ctx, &got))
+		require.NoError(t, s.DB().NewSelect().Model(&got).Where("id = ?", cl.ID).Scan(ctx))
 		got.OccurredAt = got.OccurredAt.UTC()
 		assert.Equal(t, fullClickRow{
 			ID: cl.ID, OrgID: o.ID, LinkID: l.ID, AppID: &app.ID, Domain: l.Domain,
@@ -572,7 +576,7 @@ func TestInsertClicksKeepsEveryRowsOwnValues(t *testing.T) {
 
 		for _, want := range batch {
 			var got fullClickRow
-			require.NoError(t, s.DB().NewSelect().Table("clicks").Where("id = ?", want.ID).Scan(ctx, &got))
+			require.NoError(t, s.DB().NewSelect().Model(&got).Where("id = ?", want.ID).Scan(ctx))
 			w := want
 			w.Normalize()
 			assert.Equal(t, fullClickRow{

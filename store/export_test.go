@@ -126,9 +126,12 @@ func (s *Store) SeedLinkRollups(ctx context.Context, orgID uuid.UUID, links []uu
 	return flush()
 }
 
-// KeyClicksFromDatabase is KeyClicks as the database answers it on SQLite,
-// without the candidate index.
+// KeyClicksFromDatabase is KeyClicks as the database answers it, without
+// the candidate index.
 func (s *Store) KeyClicksFromDatabase(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
+	if s.Dialect() == "pg" {
+		return s.keyClicksPG(ctx, q)
+	}
 	return s.keyClicksSQLite(ctx, q)
 }
 

@@ -137,8 +137,8 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		_ = s.Close()
 		return nil, err
 	}
+	s.candidates = newCandidateIndex(s)
 	if s.Dialect() == "sqlite" {
-		s.candidates = newCandidateIndex(s)
 		if !memory {
 			s.stopCheckpoints = s.checkpointInBackground(sqliteCheckpointEvery)
 		}
