@@ -16,7 +16,11 @@
 # rest, which shows the cost of writing click rows), VISITORS (desktop:
 # every request a desktop browser's; mixed: iPhone Safari, Android Chrome
 # and desktop Chrome in turn, a third each, which the link, an app's link,
-# sends to different places and records with different devices), SPOOL_COMPARE
+# sends to different places and records with different devices), LINKS (1:
+# every request to the one link; N spreads them over N copies of it, bench
+# and bench-2 to bench-N, picked by a Zipf law of exponent 1.1 as real
+# traffic is, so that the click writer's rollups of links touch many rows
+# a batch; the minimal server maps the same N paths), SPOOL_COMPARE
 # (unset: 1 also runs hoplink serve with --spool-dir off, clicks kept in
 # memory, on a fresh database after the main run, and prints what the
 # durable click spool costs in requests per second), METRICS_COMPARE
@@ -46,6 +50,8 @@ METRICS_COMPARE=${METRICS_COMPARE:-}
 PLAN=${PLAN:-scale}
 VISITORS=${VISITORS:-desktop}
 case "$VISITORS" in desktop|mixed) ;; *) echo "redirect-load: VISITORS must be desktop or mixed" >&2; exit 1 ;; esac
+LINKS=${LINKS:-1}
+case "$LINKS" in ''|*[!0-9]*|0) echo "redirect-load: LINKS must be a positive number" >&2; exit 1 ;; esac
 SLUG=bench
 QUERY='utm_medium=social'
 UA='Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36'
@@ -85,6 +91,7 @@ log "building hoplink, the minimal server and clickcount"
 go build -o "$tmp/hoplink" ./cmd/hoplink
 go build -o "$tmp/minimal" ./bench/minimal
 go build -o "$tmp/clickcount" ./bench/clickcount
+go build -o "$tmp/seedlinks" ./bench/seedlinks
 
 # jfield NAME FILE prints the first string value of "NAME" in the JSON of FILE.
 jfield() { sed -n 's/.*"'"$1"'": *"\([^"]*\)".*/\1/p' "$2" | head -n 1; }
@@ -128,9 +135,17 @@ location=$(curl -fsS -o /dev/null --max-time 5 -w '%{redirect_url}' -H "Host: $d
   "http://127.0.0.1:$HOPLINK_PORT/$SLUG?$QUERY")
 [ -n "$location" ] || die "hoplink did not redirect /$SLUG on $domain"
 probes=1
+if [ "$LINKS" -gt 1 ]; then
+  log "copying the link into $LINKS links"
+  "$tmp/seedlinks" -db "$db" -domain "$domain" -slug "$SLUG" -n "$LINKS"
+  last_location=$(curl -fsS -o /dev/null --max-time 5 -w '%{redirect_url}' -H "Host: $domain" -A "$UA" \
+    "http://127.0.0.1:$HOPLINK_PORT/$SLUG-$LINKS?$QUERY")
+  probes=2
+  [ "$last_location" = "$location" ] || die "hoplink redirects /$SLUG-$LINKS to $last_location, not $location"
+fi
 
 log "starting the minimal server on 127.0.0.1:$MINIMAL_PORT"
-"$tmp/minimal" -addr "127.0.0.1:$MINIMAL_PORT" -slug "$SLUG" -location "$location" &
+"$tmp/minimal" -addr "127.0.0.1:$MINIMAL_PORT" -slug "$SLUG" -slugs "$LINKS" -location "$location" &
 minimal_pid=$!
 wait_http "http://127.0.0.1:$MINIMAL_PORT/$SLUG" "$domain"
 min_location=$(curl -fsS -o /dev/null --max-time 5 -w '%{redirect_url}' -H "Host: $domain" -A "$UA" \
@@ -145,10 +160,40 @@ wrk.headers["Host"] = os.getenv("BENCH_HOST")
 wrk.headers["User-Agent"] = os.getenv("BENCH_UA")
 local agents = { os.getenv("BENCH_UA_IPHONE"), os.getenv("BENCH_UA_ANDROID"), os.getenv("BENCH_UA") }
 local turn = 0
-if os.getenv("BENCH_VISITORS") == "mixed" then
+local mixed = os.getenv("BENCH_VISITORS") == "mixed"
+-- With LINKS > 1, the path of link i (bench, then bench-i) is drawn with
+-- probability proportional to 1 / i^1.1, by a binary search of the
+-- cumulative weights; each thread seeds its own generator.
+local links = tonumber(os.getenv("BENCH_LINKS")) or 1
+local paths, cdf = {}, {}
+if links > 1 then
+  local slug, query = os.getenv("BENCH_SLUG"), os.getenv("BENCH_QUERY")
+  local sum = 0
+  for i = 1, links do
+    paths[i] = (i == 1 and "/" .. slug or "/" .. slug .. "-" .. i) .. "?" .. query
+    sum = sum + 1 / i ^ 1.1
+    cdf[i] = sum
+  end
+  for i = 1, links do cdf[i] = cdf[i] / sum end
+  math.randomseed(os.time() + tonumber(tostring({}):match("0x(%x+)") or "0", 16) % 1000003)
+end
+local function pick()
+  local u, lo, hi = math.random(), 1, links
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if cdf[mid] < u then lo = mid + 1 else hi = mid end
+  end
+  return paths[lo]
+end
+if mixed or links > 1 then
   request = function()
-    turn = turn + 1
-    wrk.headers["User-Agent"] = agents[(turn % 3) + 1]
+    if mixed then
+      turn = turn + 1
+      wrk.headers["User-Agent"] = agents[(turn % 3) + 1]
+    end
+    if links > 1 then
+      return wrk.format(nil, pick())
+    end
     return wrk.format(nil)
   end
 end
@@ -163,7 +208,7 @@ LUA
 # run NAME PORT DURATION: one wrk run; its output goes to $tmp/NAME.txt.
 run() {
   BENCH_HOST="$domain" BENCH_UA="$UA" BENCH_UA_IPHONE="$UA_IPHONE" BENCH_UA_ANDROID="$UA_ANDROID" \
-    BENCH_VISITORS="$VISITORS" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency \
+    BENCH_VISITORS="$VISITORS" BENCH_LINKS="$LINKS" BENCH_SLUG="$SLUG" BENCH_QUERY="$QUERY" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency \
     -s "$tmp/wrk.lua" "http://127.0.0.1:$2/$SLUG?$QUERY" >"$tmp/$1.txt"
 }
 # field NAME KEY: a value of the BENCH line of $tmp/NAME.txt.
@@ -237,7 +282,7 @@ awk -v m_req="$(field minimal requests)" -v m_dur="$(field minimal duration_us)"
   -v h_p50="$(field hoplink p50_us)" -v h_p99="$(field hoplink p99_us)" \
   -v h_sock="$(field hoplink socket_errors)" -v m_sock="$(field minimal socket_errors)" \
   -v m_cpu="$((m_cpu1 - m_cpu0))" -v h_cpu="$((h_cpu1 - h_cpu0))" -v hz="$hz" \
-  -v threads="$THREADS" -v conns="$CONNECTIONS" -v dur="$DURATION" -v warm="$WARMUP" -v plan="$PLAN" -v visitors="$VISITORS" -v loadavg="$load_before" '
+  -v threads="$THREADS" -v conns="$CONNECTIONS" -v dur="$DURATION" -v warm="$WARMUP" -v plan="$PLAN" -v visitors="$VISITORS" -v links="$LINKS" -v loadavg="$load_before" '
 function ms(us) { return sprintf("%.2f ms", us / 1000) }
 BEGIN {
   m_rps = m_req / (m_dur / 1e6); h_rps = h_req / (h_dur / 1e6)
@@ -245,7 +290,7 @@ BEGIN {
   print ""
   print "## Results"
   print ""
-  printf "wrk -t%s -c%s -d%s --latency, after a %s warm-up each; plan %s; visitors %s; load average before: %s\n\n", threads, conns, dur, warm, plan, visitors, loadavg
+  printf "wrk -t%s -c%s -d%s --latency, after a %s warm-up each; plan %s; visitors %s; links %s; load average before: %s\n\n", threads, conns, dur, warm, plan, visitors, links, loadavg
   print "| server | requests | requests/s | p50 | p99 | socket errors |"
   print "|---|---|---|---|---|---|"
   printf "| minimal net/http | %d | %.0f | %s | %s | %d |\n", m_req, m_rps, ms(m_p50), ms(m_p99), m_sock

@@ -2,7 +2,8 @@
 // (bench/redirect-load.sh): a plain net/http server that answers
 // GET /{slug} with a 302 to the URL an in-memory map holds for the slug,
 // and 404 for any other path. It does nothing else: no database, no device
-// classification, no click recording.
+// classification, no click recording. With -slugs N the map also holds
+// SLUG-2 to SLUG-N, to the same URL (the load test's LINKS).
 //
 //	go run ./bench/minimal -addr 127.0.0.1:18081 -slug bench -location https://shop.example/p
 package main
@@ -11,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"net/http"
 	"os"
@@ -24,9 +26,13 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:18081", "listen address")
 	slug := flag.String("slug", "bench", "the one slug the map holds")
 	location := flag.String("location", "https://example.com/", "where the slug redirects")
+	slugs := flag.Int("slugs", 1, "how many slugs the map holds: the slug, then slug-2 to slug-N")
 	flag.Parse()
 
 	links := map[string]string{*slug: *location}
+	for i := 2; i <= *slugs; i++ {
+		links[fmt.Sprintf("%s-%d", *slug, i)] = *location
+	}
 	mux := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		to, ok := links[strings.TrimPrefix(r.URL.Path, "/")]
 		if !ok {
