@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -58,8 +59,9 @@ import (
 // drops them as candidates (KeyClicks reads the links' windows), and they
 // still count among the devices behind the address. A claim made by this
 // process marks its clicks at once; one made by another process (two
-// servers on one file, or another replica) is seen when this process's claim of the same click
-// fails, which marks it too, and the matcher then tries again without it.
+// servers on one file, or another replica) is seen when this process's
+// claim of the same click fails, which marks it too, and the matcher then
+// tries again without it.
 //
 // The index holds the clicks of links with an app (only those are
 // candidates), from an hour before the latest read's window (the window of
@@ -385,12 +387,18 @@ func rowidColumn(db bun.IDB) string {
 // parseSnapshot returns the xmax and the in-progress list of a PostgreSQL
 // snapshot in its text form, xmin:xmax:xip,...
 func parseSnapshot(snap string) (xmax string, xip []string, err error) {
+	bad := fmt.Errorf("snapshot %q is not xmin:xmax:xip", snap)
 	parts := strings.Split(snap, ":")
-	if len(parts) != 3 || parts[1] == "" {
-		return "", nil, fmt.Errorf("snapshot %q is not xmin:xmax:xip", snap)
+	if len(parts) != 3 {
+		return "", nil, bad
 	}
 	if parts[2] != "" {
 		xip = strings.Split(parts[2], ",")
+	}
+	for _, id := range append([]string{parts[0], parts[1]}, xip...) {
+		if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+			return "", nil, bad
+		}
 	}
 	return parts[1], xip, nil
 }
