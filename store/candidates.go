@@ -447,9 +447,7 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 			return err
 		}
 		if stale {
-			x.mu.Lock()
-			x.ready, x.keys, x.n = false, map[candidateKey][]candidate{}, 0
-			x.mu.Unlock()
+			x.outOfDate()
 			return nil
 		}
 		x.last, x.lastID = newLast, newID
@@ -498,9 +496,30 @@ func (x *candidateIndex) tailPG(ctx context.Context, from int64) error {
 	if err != nil {
 		return err
 	}
+	if xidOf(xmax) < xidOf(x.xmax) {
+		// Transaction ids went back: another database answers the DSN
+		// (restored from a dump, say), whose new rows the last snapshot
+		// would never show. Built again, as on SQLite when rowids are
+		// written again.
+		x.outOfDate()
+		return nil
+	}
 	x.xmax, x.xip = xmax, xip
 	x.insertBatch(&batch)
 	return nil
+}
+
+// xidOf is a transaction id parseSnapshot has checked.
+func xidOf(id string) uint64 {
+	n, _ := strconv.ParseUint(id, 10, 64)
+	return n
+}
+
+// outOfDate empties the index for the goroutine to build it again.
+func (x *candidateIndex) outOfDate() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ready, x.keys, x.n = false, map[candidateKey][]candidate{}, 0
 }
 
 // candidateBatch is the candidates one read of the tail found.

@@ -150,6 +150,14 @@ func (s *Store) CandidateIndexBuilding() bool {
 	return !s.candidates.ready
 }
 
+// MoveCandidateSnapshot sets the xmax of the candidate index's last
+// snapshot on PostgreSQL, as if it had been read from another database.
+func (s *Store) MoveCandidateSnapshot(xmax string) {
+	s.candidates.tailMu.Lock()
+	defer s.candidates.tailMu.Unlock()
+	s.candidates.xmax = xmax
+}
+
 // CandidateIndexClicks is how many clicks the candidate index holds.
 func (s *Store) CandidateIndexClicks() int {
 	s.candidates.mu.RLock()
