@@ -52,6 +52,13 @@ type RecorderOptions struct {
 	BatchSize int
 	// FlushInterval is how often a partial batch is written. Default 1s.
 	FlushInterval time.Duration
+	// GatherChunks, with a spool, is how many full chunks (of BatchSize
+	// clicks) wait before they are written as one batch ahead of the
+	// FlushInterval tick, which writes whatever waits. Default 1: each
+	// chunk as soon as it is full. More makes fewer, larger batches under
+	// load, whose rollup rows are shared by more clicks; a click then
+	// reaches the database up to FlushInterval later.
+	GatherChunks int
 	// Retries is how many times a failed batch is tried again before its
 	// clicks are dropped. Default 3; negative means none.
 	Retries int
@@ -242,6 +249,7 @@ func newRecorder(store Store, opts RecorderOptions) *Recorder {
 	if opts.FlushInterval <= 0 {
 		opts.FlushInterval = time.Second
 	}
+	opts.GatherChunks = max(opts.GatherChunks, 1)
 	if opts.Retries == 0 {
 		opts.Retries = 3
 	} else if opts.Retries < 0 {

@@ -175,6 +175,35 @@ func TestSpoolMergesWaitingChunks(t *testing.T) {
 	assert.Len(t, chunkFiles(t, dir), 1, "only the empty active chunk stays")
 }
 
+// With GatherChunks, full chunks wait for one another: without a tick,
+// a batch is written only once that many chunks wait (the first, which
+// may start before the clicks do, aside), and the tick writes the rest.
+func TestSpoolGathersChunks(t *testing.T) {
+	s, clock, dir := newFakeBatchStore(), newFakeClock(), t.TempDir()
+	r := openSpooled(t, s, dir, analytics.RecorderOptions{BatchSize: 3, GatherChunks: 4, Clock: clock})
+	stop := start(r)
+	orgID := uuid.New()
+	for range 30 * 3 {
+		require.True(t, r.Record(click(orgID)))
+	}
+	// Every click is in a full chunk (the active one is empty), so that
+	// at most three chunks wait for the tick.
+	written := 0
+	for i := 0; 90-written >= 4*3; i++ {
+		n := <-s.attempts
+		if i > 0 {
+			assert.GreaterOrEqual(t, n, 4*3, "batch %d: four full chunks at least", i)
+		}
+		written += n
+	}
+	clock.tick <- clock.Now()
+	if written < 90 {
+		assert.Equal(t, 90-written, <-s.attempts, "the tick writes the chunks left")
+	}
+	stop()
+	assert.Equal(t, uint64(90), r.Stats().Written)
+}
+
 // Every field of a click comes back from the spool as it was recorded.
 func TestSpoolKeepsEveryField(t *testing.T) {
 	s, dir := newFakeBatchStore(), t.TempDir()

@@ -50,11 +50,18 @@ func (r *Recorder) runSpool(ctx context.Context) error {
 	r.readMark(write)
 	tick, stop := r.clock.NewTicker(r.opts.FlushInterval)
 	defer stop()
+	// The first drain (chunks an earlier process left) and the tick's
+	// write whatever waits; a full chunk's rotation, GatherChunks of them,
+	// as do the batches that follow the first.
+	gather := r.opts.GatherChunks
+	least := 1
 	for {
-		r.drain(ctx, write)
+		r.drain(ctx, write, least, gather)
 		select {
 		case <-r.spool.rotated:
+			least = gather
 		case <-tick:
+			least = 1
 			r.spoolOverflow()
 			if err := r.spool.rotate(); err != nil {
 				r.log.Error("rotating the click spool failed", "error", err)
@@ -124,16 +131,23 @@ const maxMergedClicks = 10_000
 // maxMergedClicks clicks: under load the writer's transactions grow with
 // the backlog instead of their number, so that what a transaction costs
 // whatever its size (the rollup rows, the segment, the commit) is paid
-// once for many chunks.
-func (r *Recorder) drain(stop, write context.Context) {
+// once for many chunks. It writes a first batch when at least first
+// chunks wait, and the next ones while at least then wait
+// (RecorderOptions.GatherChunks); fewer wait for a later call.
+func (r *Recorder) drain(stop, write context.Context, first, then int) {
 	backoff := r.opts.RetryBackoff
+	least := first
 	for stop.Err() == nil {
+		if least > 1 && len(r.spool.waiting(least)) < least {
+			return
+		}
 		seqs := r.merge()
 		if len(seqs) == 0 {
 			return
 		}
 		err := r.writeChunks(write, seqs)
 		if err == nil {
+			least = then
 			if r.failing {
 				r.failing = false
 				r.log.Info("writing clicks again; the spool drains", "spool_bytes", r.spool.size.Load())
@@ -251,7 +265,7 @@ func (r *Recorder) shutdownSpool(write context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(write, r.opts.ShutdownTimeout)
 	defer cancel()
-	r.drain(ctx, ctx)
+	r.drain(ctx, ctx, 1, 1)
 	if left := r.spool.size.Load(); left > 0 {
 		if _, waiting := r.spool.next(); waiting {
 			r.log.Warn("clicks not written by the shutdown stay in the click spool for the next start",

@@ -97,6 +97,13 @@ func NewLinkDomain(d LinkDomainDeps) *httpapi.LinkDomain {
 // chunk at most (see NewClickRecorder).
 const recorderBatch = 2000
 
+// recorderGather is how many full spool chunks the recorder gathers into
+// one batch before the second's tick (analytics.RecorderOptions): under
+// load it writes about a batch of 10,000 clicks a second rather than one
+// of 2,000 for each chunk, and a batch's rollup rows, a link's hour and
+// day among them, are shared by five times as many clicks.
+const recorderGather = 5
+
 // reportOverflow logs, at most once per interval, how many clicks found
 // the recorder's buffer or spool full since the last report (counted, but
 // stored without a row), so that a redirect load or an outage beyond what
@@ -134,7 +141,8 @@ func reportOverflow(ctx context.Context, rec *analytics.Recorder, log *slog.Logg
 func NewClickRecorder(lc fx.Lifecycle, cfg Config, s *store.Store, locator geo.Locator, m *Metrics, log *slog.Logger) (*analytics.Recorder, error) {
 	allowance := analytics.NewAllowance(s, analytics.AllowanceOptions{Logger: log})
 	rec, err := analytics.OpenRecorder(s, analytics.RecorderOptions{Allowance: allowance, Locator: locator, Logger: log,
-		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes, BatchSize: recorderBatch, OnFlush: m.OnFlush()})
+		SpoolDir: cfg.SpoolDir, SpoolMaxBytes: cfg.SpoolMaxBytes, BatchSize: recorderBatch, GatherChunks: recorderGather,
+		OnFlush: m.OnFlush()})
 	if err != nil {
 		return nil, fmt.Errorf("--spool-dir %s: %w", cfg.SpoolDir, err)
 	}
