@@ -165,6 +165,8 @@ type candidateIndex struct {
 	// time of the newest click held.
 	from, want, newest int64
 	n                  int
+	// builds counts the builds put in place.
+	builds int
 
 	start sync.Once
 	stop  func()
@@ -336,6 +338,7 @@ func (x *candidateIndex) build(ctx context.Context) error {
 	x.mu.Lock()
 	x.keys, x.n, x.from, x.ready = b.keys, b.n, from, true
 	x.newest = max(x.newest, b.newest)
+	x.builds++
 	x.mu.Unlock()
 	return nil
 }

@@ -158,6 +158,13 @@ func (s *Store) MoveCandidateSnapshot(xmax string) {
 	s.candidates.xmax = xmax
 }
 
+// CandidateIndexBuilds is how many times the candidate index was built.
+func (s *Store) CandidateIndexBuilds() int {
+	s.candidates.mu.RLock()
+	defer s.candidates.mu.RUnlock()
+	return s.candidates.builds
+}
+
 // CandidateIndexClicks is how many clicks the candidate index holds.
 func (s *Store) CandidateIndexClicks() int {
 	s.candidates.mu.RLock()
