@@ -633,15 +633,37 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		return err
 	}
 	att := fromAttempt(&a)
-	if s.db.Dialect().Name() == dialect.PG {
-		return s.claimPG(ctx, &in, &a, &row, &att)
-	}
 	var (
 		claimed []uuid.UUID
 		keys    []string
 	)
-	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+	if s.db.Dialect().Name() == dialect.PG {
+		claimed, keys, err = s.claimPG(ctx, &in, &a, &row, &att)
+	} else {
+		claimed, keys, err = s.claimSQLite(ctx, &in, &a, &row, &att)
+	}
+	switch {
+	case err == nil:
+		s.candidates.markClaimed(in.OrgID, claimed, keys)
+	case errors.Is(err, attribution.ErrClaimed):
+		// Another install holds the click, perhaps one this process's
+		// index has not seen claimed (another process's or replica's).
+		s.candidates.markClaimedByID(ctx, in.OrgID, in.ClickID)
+		return err
+	}
+	return s.err("claim", err)
+}
+
+// claimSQLite is Claim on SQLite, a statement each: the install, the
+// update of each click (returning its key, for the candidate index), the
+// attempt. It returns the clicks it claimed and their keys.
+func (s *Store) claimSQLite(ctx context.Context, in *attribution.InstallRecord, a *attribution.Attempt, row *installRow, att *attemptRow) ([]uuid.UUID, []string, error) {
+	var (
+		claimed []uuid.UUID
+		keys    []string
+	)
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 			if uniqueViolation(err) {
 				return attribution.ErrClaimed
 			}
@@ -670,22 +692,13 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 		if err := s.onInstallAttributed(ctx, tx, in.OrgID, in.ClickID); err != nil {
 			return err
 		}
-		if err := s.emitInstall(ctx, tx, &in, &a); err != nil {
+		if err := s.emitInstall(ctx, tx, in, a); err != nil {
 			return err
 		}
-		_, err := tx.NewInsert().Model(&att).Exec(ctx)
+		_, err := tx.NewInsert().Model(att).Exec(ctx)
 		return err
 	})
-	switch {
-	case err == nil:
-		s.candidates.markClaimed(in.OrgID, claimed, keys)
-	case errors.Is(err, attribution.ErrClaimed):
-		// Another install holds the click, perhaps one this process's
-		// index has not seen claimed (another process's).
-		s.candidates.markClaimedByID(ctx, in.OrgID, in.ClickID)
-		return err
-	}
-	return s.err("claim", err)
+	return claimed, keys, err
 }
 
 // claimPG is Claim on PostgreSQL: one statement inserts the install and the
@@ -694,7 +707,7 @@ func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attri
 // race as they do there; the statement returns the clicks it updated, and
 // when the install's own click is not among them the transaction is rolled
 // back.
-func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, a *attribution.Attempt, row *installRow, att *attemptRow) error {
+func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, a *attribution.Attempt, row *installRow, att *attemptRow) ([]uuid.UUID, []string, error) {
 	var updated []uuid.UUID
 	var keys []string
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -723,16 +736,7 @@ func (s *Store) claimPG(ctx context.Context, in *attribution.InstallRecord, a *a
 		}
 		return s.emitInstall(ctx, tx, in, a)
 	})
-	switch {
-	case err == nil:
-		s.candidates.markClaimed(in.OrgID, updated, keys)
-	case errors.Is(err, attribution.ErrClaimed):
-		// Another install holds the click, perhaps one another replica
-		// made, which this process's index has not seen.
-		s.candidates.markClaimedByID(ctx, in.OrgID, in.ClickID)
-		return err
-	}
-	return s.err("claim", err)
+	return updated, keys, err
 }
 
 // RecordAttempt implements attribution.Store.
