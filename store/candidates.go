@@ -152,7 +152,7 @@ type candidateIndex struct {
 	// only ones committed since. Read and written under tailMu.
 	last   int64
 	lastID uuid.UUID
-	xmax   string
+	xmax   uint64
 	xip    []string
 
 	mu    sync.RWMutex
@@ -297,7 +297,7 @@ func (x *candidateIndex) build(ctx context.Context) error {
 	var (
 		last       int64
 		lastID     uuid.UUID
-		xmax       string
+		xmax       uint64
 		xip        []string
 		err        error
 		fromTime   = time.Unix(0, from).UTC()
@@ -389,21 +389,22 @@ func rowidColumn(db bun.IDB) string {
 
 // parseSnapshot returns the xmax and the in-progress list of a PostgreSQL
 // snapshot in its text form, xmin:xmax:xip,...
-func parseSnapshot(snap string) (xmax string, xip []string, err error) {
+func parseSnapshot(snap string) (xmax uint64, xip []string, err error) {
 	bad := fmt.Errorf("snapshot %q is not xmin:xmax:xip", snap)
 	parts := strings.Split(snap, ":")
 	if len(parts) != 3 {
-		return "", nil, bad
+		return 0, nil, bad
 	}
 	if parts[2] != "" {
 		xip = strings.Split(parts[2], ",")
 	}
 	for _, id := range append([]string{parts[0], parts[1]}, xip...) {
 		if _, err := strconv.ParseUint(id, 10, 64); err != nil {
-			return "", nil, bad
+			return 0, nil, bad
 		}
 	}
-	return parts[1], xip, nil
+	xmax, _ = strconv.ParseUint(parts[1], 10, 64)
+	return xmax, xip, nil
 }
 
 // tail reads the rows appended since the last read into the index. On
@@ -479,7 +480,7 @@ func (x *candidateIndex) tailPG(ctx context.Context, from int64) error {
 	if err != nil {
 		return err
 	}
-	rows, err := stmt.QueryContext(ctx, x.xmax, pgArray(x.xip))
+	rows, err := stmt.QueryContext(ctx, strconv.FormatUint(x.xmax, 10), pgArray(x.xip))
 	if err != nil {
 		return err
 	}
@@ -499,7 +500,7 @@ func (x *candidateIndex) tailPG(ctx context.Context, from int64) error {
 	if err != nil {
 		return err
 	}
-	if xidOf(xmax) < xidOf(x.xmax) {
+	if xmax < x.xmax {
 		// Transaction ids went back: another database answers the DSN
 		// (restored from a dump, say), whose new rows the last snapshot
 		// would never show. Built again, as on SQLite when rowids are
@@ -510,12 +511,6 @@ func (x *candidateIndex) tailPG(ctx context.Context, from int64) error {
 	x.xmax, x.xip = xmax, xip
 	x.insertBatch(&batch)
 	return nil
-}
-
-// xidOf is a transaction id parseSnapshot has checked.
-func xidOf(id string) uint64 {
-	n, _ := strconv.ParseUint(id, 10, 64)
-	return n
 }
 
 // outOfDate empties the index for the goroutine to build it again.

@@ -13,11 +13,11 @@ func TestParseSnapshot(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		in   string
-		xmax string
+		xmax uint64
 		xip  []string
 	}{
-		{"727:727:", "727", nil},
-		{"10:20:10,14,15", "20", []string{"10", "14", "15"}},
+		{"727:727:", 727, nil},
+		{"10:20:10,14,15", 20, []string{"10", "14", "15"}},
 	} {
 		xmax, xip, err := parseSnapshot(c.in)
 		require.NoError(t, err, c.in)

@@ -207,7 +207,7 @@ func testCandidateIndexAnswersAsTheDatabase(t *testing.T, s *store.Store) {
 	} else {
 		// Transaction ids that went back (another database behind the
 		// DSN).
-		w.s.MoveCandidateSnapshot("9000000000000")
+		w.s.MoveCandidateSnapshot(9_000_000_000_000)
 		w.insert(t, 40, time.Hour)
 	}
 	q := w.query(w.keys[0], w.apps[0])

@@ -152,7 +152,7 @@ func (s *Store) CandidateIndexBuilding() bool {
 
 // MoveCandidateSnapshot sets the xmax of the candidate index's last
 // snapshot on PostgreSQL, as if it had been read from another database.
-func (s *Store) MoveCandidateSnapshot(xmax string) {
+func (s *Store) MoveCandidateSnapshot(xmax uint64) {
 	s.candidates.tailMu.Lock()
 	defer s.candidates.tailMu.Unlock()
 	s.candidates.xmax = xmax
