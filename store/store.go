@@ -32,17 +32,20 @@ type Store struct {
 	maxIdle int
 	// keep holds an in-memory SQLite database open; nil otherwise.
 	keep *sql.Conn
-	// stmts are the statements prepared on PostgreSQL (preparedStmt).
+	// stmts are the statements prepared for hot paths (preparedStmt).
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
+	// linkQuery is LinkByDomainSlug's query, made once (linkQueryOnce).
+	linkQueryOnce sync.Once
+	linkQuery     string
 	// subs caches which organizations take link.clicked and
 	// install.unattributed (webhook_events.go).
 	subs subscriberLists
 	// stopCheckpoints stops the background checkpoints of a SQLite file
 	// (checkpoint.go) and waits for them; nil otherwise.
 	stopCheckpoints func()
-	// candidates answers attribution's key reads from memory on SQLite
-	// (candidates.go); nil on PostgreSQL.
+	// candidates answers attribution's key reads from memory
+	// (candidates.go).
 	candidates *candidateIndex
 }
 
