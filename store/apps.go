@@ -218,7 +218,10 @@ func (s *Store) AppExists(ctx context.Context, orgID, appID uuid.UUID) (bool, er
 // AppByID implements linking.AppStore.
 func (s *Store) AppByID(ctx context.Context, orgID, id uuid.UUID) (*linking.App, error) {
 	var row appRow
-	if err := s.db.NewSelect().Model(&row).Where("a.id = ? AND a.org_id = ?", id, orgID).Scan(ctx); err != nil {
+	err := s.scanPrepared(ctx, "app by id", func(ph []any) *bun.SelectQuery {
+		return s.db.NewSelect().Model((*appRow)(nil)).Where("a.id = ? AND a.org_id = ?", ph[0], ph[1])
+	}, []any{id, orgID}, &row)
+	if err != nil {
 		return nil, s.err("app by id", err)
 	}
 	return toApp(&row)

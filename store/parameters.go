@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/params"
@@ -18,7 +19,9 @@ var _ org.ParameterStore = (*Store)(nil)
 // the defaults as JSON, NULL when none are set.
 func (s *Store) OrgParameters(ctx context.Context, orgID uuid.UUID) (*params.OrgConfig, error) {
 	var raw sql.NullString
-	err := s.db.NewSelect().Model((*orgRow)(nil)).ColumnExpr("o.parameters").Where("o.id = ?", orgID).Scan(ctx, &raw)
+	err := s.scanPrepared(ctx, "organization parameters", func(ph []any) *bun.SelectQuery {
+		return s.db.NewSelect().Model((*orgRow)(nil)).ColumnExpr("o.parameters").Where("o.id = ?", ph[0])
+	}, []any{orgID}, &raw)
 	if err != nil {
 		return nil, s.err("organization parameters", err)
 	}

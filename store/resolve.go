@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/linking"
 )
@@ -24,58 +22,25 @@ const servedCustomDomain = `(NOT EXISTS (SELECT 1 FROM domains AS cd WHERE cd.do
 // links_domain_slug_key. A link on a custom domain that is unverified or
 // suspended, or that its organization no longer has, is not found.
 //
-// It runs as a prepared statement (linkByDomainSlugQuery): the resolver
-// reloads every link it serves once per TTL, and over a thousand links
-// under load SQLite's parsing and compiling of the query's text was
-// two-thirds of the lookup.
+// The resolver reloads every link it serves once per TTL, with its app and
+// its organization's parameters (AppByID, OrgParameters); the three run as
+// prepared statements (scanPrepared): over a thousand links under load,
+// SQLite's parsing and compiling of the lookup's text was two-thirds of it.
 func (s *Store) LinkByDomainSlug(ctx context.Context, domain, slug string) (*linking.Link, error) {
-	const op = "link by domain and slug"
-	query := s.linkByDomainSlugQuery()
-	stmt, err := s.preparedStmt(ctx, query)
-	if err != nil {
-		return nil, s.err(op, err)
-	}
-	rows, err := stmt.QueryContext(ctx, domain, slug, true)
-	if err != nil {
-		return nil, s.err(op, err)
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		err := rows.Err()
-		if err == nil {
-			err = sql.ErrNoRows
-		}
-		return nil, s.err(op, err)
-	}
 	var row linkRow
-	if err := s.db.ScanRow(ctx, rows, &row); err != nil {
-		return nil, s.err(op, err)
-	}
-	if err := rows.Close(); err != nil {
-		return nil, s.err(op, err)
+	err := s.scanPrepared(ctx, "link by domain and slug", func(ph []any) *bun.SelectQuery {
+		return s.db.NewSelect().Model((*linkRow)(nil)).
+			Where("l.domain = ? AND l.slug = ?", ph[0], ph[1]).
+			Where(servedCustomDomain, ph[2])
+	}, []any{domain, slug, true}, &row)
+	if err != nil {
+		return nil, s.err("link by domain and slug", err)
 	}
 	l, err := toLink(&row)
 	if err != nil {
 		return nil, err
 	}
 	return &l, nil
-}
-
-// linkByDomainSlugQuery returns the text of LinkByDomainSlug's query, with
-// the domain, the slug and true as its parameters, in the placeholders of
-// the store's database.
-func (s *Store) linkByDomainSlugQuery() string {
-	s.linkQueryOnce.Do(func() {
-		ph := [3]any{bun.Safe("?"), bun.Safe("?"), bun.Safe("?")}
-		if s.db.Dialect().Name() == dialect.PG {
-			ph = [3]any{bun.Safe("$1"), bun.Safe("$2"), bun.Safe("$3")}
-		}
-		s.linkQuery = s.db.NewSelect().Model((*linkRow)(nil)).
-			Where("l.domain = ? AND l.slug = ?", ph[0], ph[1]).
-			Where(servedCustomDomain, ph[2]).
-			String()
-	})
-	return s.linkQuery
 }
 
 // AppByLinkDomain implements linking.ResolveStore. Each of the three columns

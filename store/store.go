@@ -35,9 +35,8 @@ type Store struct {
 	// stmts are the statements prepared for hot paths (preparedStmt).
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
-	// linkQuery is LinkByDomainSlug's query, made once (linkQueryOnce).
-	linkQueryOnce sync.Once
-	linkQuery     string
+	// texts are the queries of scanPrepared, by name.
+	texts map[string]string
 	// subs caches which organizations take link.clicked and
 	// install.unattributed (webhook_events.go).
 	subs subscriberLists
@@ -253,6 +252,50 @@ func (s *Store) preparedStmt(ctx context.Context, query string) (*sql.Stmt, erro
 	}
 	s.stmts[query] = st
 	return st, nil
+}
+
+// scanPrepared runs the query that build makes, given the placeholders
+// of len(args) parameters, as a prepared statement (preparedStmt) with
+// args, and scans its first row into dest as bun's Scan does: sql.ErrNoRows
+// when there is none. The text is made once per name, which must name one
+// query.
+func (s *Store) scanPrepared(ctx context.Context, name string, build func(ph []any) *bun.SelectQuery, args []any, dest ...any) error {
+	s.stmtMu.Lock()
+	query, ok := s.texts[name]
+	if !ok {
+		ph := make([]any, len(args))
+		for i := range ph {
+			ph[i] = bun.Safe("?")
+			if s.db.Dialect().Name() == dialect.PG {
+				ph[i] = bun.Safe(fmt.Sprintf("$%d", i+1))
+			}
+		}
+		query = build(ph).String()
+		if s.texts == nil {
+			s.texts = map[string]string{}
+		}
+		s.texts[name] = query
+	}
+	s.stmtMu.Unlock()
+	stmt, err := s.preparedStmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := s.db.ScanRow(ctx, rows, dest...); err != nil {
+		return err
+	}
+	return rows.Close()
 }
 
 // Ping checks that the database can be reached; the error wraps
