@@ -205,7 +205,7 @@ func (s *spool) startChunk(seq int64) error {
 			return fmt.Errorf("analytics: creating a click spool chunk: %w", err)
 		}
 		if mapChunks {
-			mapped, _ = mapChunk(f, mappedChunkBytes) // nil: write instead
+			mapped, _ = mapChunk(f, mappedChunkBytes, false) // nil: write instead
 		}
 	}
 	s.active, s.seq, s.records, s.activeBytes, s.mapped = f, seq, 0, 0, mapped
@@ -238,7 +238,7 @@ func (s *spool) makeAhead() {
 	}
 	a := &aheadChunk{f: f}
 	if mapChunks {
-		a.mapped, _ = mapChunk(f, mappedChunkBytes)
+		a.mapped, _ = mapChunk(f, mappedChunkBytes, true)
 	}
 	s.ahead = a
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // mapChunk is not available here: the spool appends with a write each.
-func mapChunk(*os.File, int) ([]byte, error) {
+func mapChunk(*os.File, int, bool) ([]byte, error) {
 	return nil, errors.New("analytics: mapped spool chunks need Linux")
 }
 
