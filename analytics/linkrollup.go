@@ -212,3 +212,49 @@ func (d *linkRollupDecoder) string(max int) (string, error) {
 	d.pos += int(n)
 	return s, nil
 }
+
+// AddLinkRollups returns the sum of link rollups a and b, each with its
+// dimensions and values in the order EncodeLinkRollup requires, in that
+// order: every dimension and value of either, with the counts of both
+// added. Neither is changed.
+func AddLinkRollups(a, b *LinkRollup) *LinkRollup {
+	out := &LinkRollup{Dims: make([]LinkRollupDim, 0, max(len(a.Dims), len(b.Dims)))}
+	i, j := 0, 0
+	for i < len(a.Dims) || j < len(b.Dims) {
+		switch {
+		case j == len(b.Dims) || i < len(a.Dims) && a.Dims[i].Dim < b.Dims[j].Dim:
+			out.Dims = append(out.Dims, LinkRollupDim{Dim: a.Dims[i].Dim, Values: addLinkRollupValues(a.Dims[i].Values, nil)})
+			i++
+		case i == len(a.Dims) || b.Dims[j].Dim < a.Dims[i].Dim:
+			out.Dims = append(out.Dims, LinkRollupDim{Dim: b.Dims[j].Dim, Values: addLinkRollupValues(nil, b.Dims[j].Values)})
+			j++
+		default:
+			out.Dims = append(out.Dims, LinkRollupDim{Dim: a.Dims[i].Dim, Values: addLinkRollupValues(a.Dims[i].Values, b.Dims[j].Values)})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// addLinkRollupValues returns the sum of the value lists a and b, both in
+// ascending order of value, in that order.
+func addLinkRollupValues(a, b []LinkRollupValue) []LinkRollupValue {
+	out := make([]LinkRollupValue, 0, max(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i].Value < b[j].Value:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].Value < a[i].Value:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, LinkRollupValue{Value: a[i].Value, Clicks: a[i].Clicks + b[j].Clicks, Installs: a[i].Installs + b[j].Installs})
+			i++
+			j++
+		}
+	}
+	return out
+}

@@ -107,3 +107,28 @@ func FuzzLinkRollupDecode(f *testing.F) {
 		require.Equal(t, r, back)
 	})
 }
+
+// The sum of two link rollups has every dimension and value of either, in
+// order, with both counts added, and encodes; neither is changed.
+func TestAddLinkRollups(t *testing.T) {
+	a := sampleLinkRollup()
+	b := &analytics.LinkRollup{Dims: []analytics.LinkRollupDim{
+		{Dim: analytics.DimBrowser, Values: []analytics.LinkRollupValue{{Value: "Safari", Clicks: 1}}},
+		{Dim: analytics.DimCountry, Values: []analytics.LinkRollupValue{{Value: "DE", Clicks: 4}, {Value: "US", Clicks: 2, Installs: 1}}},
+		{Dim: "zz_later", Values: []analytics.LinkRollupValue{{Value: "x", Clicks: 5}, {Value: "y", Installs: 2}}},
+	}}
+	want := &analytics.LinkRollup{Dims: []analytics.LinkRollupDim{
+		{Dim: analytics.DimBrowser, Values: []analytics.LinkRollupValue{{Value: "Safari", Clicks: 1}}},
+		{Dim: analytics.DimCountry, Values: []analytics.LinkRollupValue{{Value: "", Clicks: 2}, {Value: "DE", Clicks: 4},
+			{Value: "GB", Clicks: 1, Installs: 1}, {Value: "US", Clicks: 1<<40 + 2, Installs: 4}}},
+		{Dim: analytics.DimPlatform, Values: []analytics.LinkRollupValue{{Value: "ios", Clicks: 3}}},
+		{Dim: "zz_later", Values: []analytics.LinkRollupValue{{Value: "x", Clicks: 5, Installs: 1}, {Value: "y", Installs: 2}}},
+	}}
+	got := analytics.AddLinkRollups(a, b)
+	assert.Equal(t, want, got)
+	assert.Equal(t, want, analytics.AddLinkRollups(b, a), "the sum does not depend on the order")
+	assert.Equal(t, sampleLinkRollup(), a, "a is unchanged")
+	_, err := analytics.EncodeLinkRollup(nil, got)
+	assert.NoError(t, err)
+	assert.Equal(t, a, analytics.AddLinkRollups(a, &analytics.LinkRollup{}), "adding nothing")
+}

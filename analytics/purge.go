@@ -95,6 +95,12 @@ type PurgeStore interface {
 	// ClearInstallIPsBefore empties the IP address of installs of every
 	// organization made before before that still have one.
 	ClearInstallIPsBefore(ctx context.Context, before time.Time, limit int) (int, error)
+	// FoldLinkRollupDays sums, for at most limit UTC days of orgID that
+	// ended a while before now and are not yet folded, each link's hourly
+	// counts into its daily counts, each day in one transaction, and
+	// returns how many days it folded (store/link_rollup_folds.go). It
+	// deletes nothing.
+	FoldLinkRollupDays(ctx context.Context, orgID uuid.UUID, now time.Time, limit int) (int, error)
 }
 
 // PurgeResult counts what one purge removed.
@@ -116,6 +122,9 @@ type PurgeResult struct {
 	// LinksCompacted counts the deleted links whose clicks were removed
 	// from the segments by this purge.
 	LinksCompacted int64 `json:"links_compacted"`
+	// LinkDaysFolded counts the organizations' days whose hourly counts of
+	// links were summed into daily ones.
+	LinkDaysFolded int64 `json:"link_days_folded"`
 }
 
 // Empty reports whether the purge removed nothing.
@@ -224,6 +233,16 @@ func (p *Purger) RunOnce(ctx context.Context) (PurgeResult, error) {
 				break
 			}
 		}
+		err := p.batches(ctx, &res.LinkDaysFolded, p.opts.BatchSize, func(ctx context.Context, limit int) (int, error) {
+			return p.store.FoldLinkRollupDays(ctx, o.ID, now, limit)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			p.log.Warn("analytics: folding link rollups failed", "org_id", o.ID, "err", err)
+			errs = append(errs, fmt.Errorf("analytics: fold link rollups of %s: %w", o.ID, err))
+		}
 	}
 	before := now.Add(-IPRetention)
 	for _, step := range []struct {
@@ -299,7 +318,8 @@ func (p *Purger) Run(ctx context.Context) error {
 				"installs", res.InstallsDeleted, "attempts", res.AttemptsDeleted,
 				"unstored_quarter_hours", res.UnstoredDeleted, "ips_cleared", res.IPsCleared,
 				"install_ips_cleared", res.InstallIPsCleared, "segments", res.SegmentsDeleted,
-				"segment_ips_cleared", res.SegmentIPsCleared, "links_compacted", res.LinksCompacted)
+				"segment_ips_cleared", res.SegmentIPsCleared, "links_compacted", res.LinksCompacted,
+				"link_days_folded", res.LinkDaysFolded)
 		}
 		select {
 		case <-ctx.Done():

@@ -75,6 +75,10 @@ func (f *fakePurgeStore) ClearInstallIPsBefore(_ context.Context, b time.Time, l
 	return f.take("install ips", uuid.Nil, b, l)
 }
 
+func (f *fakePurgeStore) FoldLinkRollupDays(_ context.Context, o uuid.UUID, now time.Time, l int) (int, error) {
+	return f.take("folds", o, now, l)
+}
+
 func (f *fakePurgeStore) DeleteSegmentsBefore(_ context.Context, o uuid.UUID, b time.Time, l int) (int, error) {
 	return f.take("segments", o, b, l)
 }
@@ -109,12 +113,13 @@ func TestPurgerRetentionPerPlan(t *testing.T) {
 	f.rows["segments "+free.ID.String()] = 7
 	f.rows["segment ips"] = 3
 	f.rows["compact"] = 1
+	f.rows["folds "+growth.ID.String()] = 12
 	p := analytics.NewPurger(f, analytics.PurgerOptions{Clock: func() time.Time { return purgeAt }, BatchSize: 10, SegmentBatch: 3})
 
 	res, err := p.RunOnce(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, analytics.PurgeResult{ClicksDeleted: 25, SegmentsDeleted: 7, InstallsDeleted: 10, AttemptsDeleted: 3,
-		UnstoredDeleted: 1, IPsCleared: 20, InstallIPsCleared: 4, SegmentIPsCleared: 3, LinksCompacted: 1}, res)
+		UnstoredDeleted: 1, IPsCleared: 20, InstallIPsCleared: 4, SegmentIPsCleared: 3, LinksCompacted: 1, LinkDaysFolded: 12}, res)
 	for kind, o := range map[string]analytics.PurgeOrg{"clicks": free, "attempts": growth} {
 		assert.Equal(t, purgeAt.Add(-org.LimitsOf(o.Plan).Retention), f.cutoffs[kind+" "+o.ID.String()], kind)
 	}
@@ -124,10 +129,14 @@ func TestPurgerRetentionPerPlan(t *testing.T) {
 	assert.Equal(t, purgeAt.Add(-7*24*time.Hour), f.cutoffs["install ips"], "installs' IPs too")
 	assert.Equal(t, purgeAt.AddDate(0, 0, -365), f.cutoffs["segments "+free.ID.String()], "segments go at the plan's retention")
 	assert.Equal(t, purgeAt.Add(-7*24*time.Hour), f.cutoffs["segment ips"], "segments' IPs are kept 7 days")
+	for _, o := range []analytics.PurgeOrg{free, growth} {
+		assert.Equal(t, purgeAt, f.cutoffs["folds "+o.ID.String()], "every organization's link rollups are folded up to now")
+	}
 	// Per organization: clicks 10, 10, 5 / 0; segments (in threes) 3, 3,
-	// 1 / 0; installs 10, 0 / 0; attempts 0 / 3; unstored 0 / 1. Then
-	// segment IPs 3, 0; compaction 1; IPs 10, 10, 0; install IPs 4.
-	assert.Equal(t, (3+3+2+1+1)+(1+1+1+1+1)+2+1+3+1, f.calls)
+	// 1 / 0; installs 10, 0 / 0; attempts 0 / 3; unstored 0 / 1; folds 0 /
+	// 10, 2. Then segment IPs 3, 0; compaction 1; IPs 10, 10, 0; install
+	// IPs 4.
+	assert.Equal(t, (3+3+2+1+1+1)+(1+1+1+1+1+2)+2+1+3+1, f.calls)
 }
 
 // A failing organization is reported and the others are still purged.

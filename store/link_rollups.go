@@ -28,6 +28,10 @@ import (
 // click a link-day, so a row per link, dimension value and day would cost
 // about fourteen rows a click where this costs at most two.
 //
+// The writer writes hour rows; a day's rows are summed from its hours
+// once it has ended, and until then a reader sums the hours
+// (link_rollup_folds.go).
+//
 // The rows are keyed by (org_id, span, start, link_id) (migration
 // 20261203000006), the order in which they are written: a batch of many
 // links' clicks touches the rows of the current hour and day, which lie
@@ -175,8 +179,9 @@ func addLinkRollupValues(a, b []analytics.LinkRollupValue) []analytics.LinkRollu
 }
 
 // linkRollupDeltas derives a change's link rollups from its tuples: per
-// link and UTC hour, and per link and UTC day.
-func linkRollupDeltas(tuples map[rollupTuple]*rollupCounts) map[linkRollupKey]*linkCounts {
+// link and UTC hour, and per link and UTC day for the days before the
+// organization's fold mark (marks[org]: link_rollup_folds.go).
+func linkRollupDeltas(tuples map[rollupTuple]*rollupCounts, marks map[uuid.UUID]int64) map[linkRollupKey]*linkCounts {
 	out := map[linkRollupKey]*linkCounts{}
 	get := func(k linkRollupKey) *linkCounts {
 		lc := out[k]
@@ -202,8 +207,12 @@ func linkRollupDeltas(tuples map[rollupTuple]*rollupCounts) map[linkRollupKey]*l
 	// A day is the sum of its hours, which have fewer values than the
 	// tuples.
 	for _, k := range hours {
+		start := k.start - k.start%linkRollupDay
+		if start >= marks[k.org] {
+			continue
+		}
 		hour := out[k]
-		day := get(linkRollupKey{k.org, k.link, linkRollupDay, k.start - k.start%linkRollupDay})
+		day := get(linkRollupKey{k.org, k.link, linkRollupDay, start})
 		for v, n := range hour.values {
 			day.add(v, n.clicks, n.installs)
 		}
@@ -214,7 +223,26 @@ func linkRollupDeltas(tuples map[rollupTuple]*rollupCounts) map[linkRollupKey]*l
 // applyLinkRollups adds the link rollups of tuples to click_link_rollups
 // in tx.
 func applyLinkRollups(ctx context.Context, tx bun.Tx, tuples map[rollupTuple]*rollupCounts) error {
-	deltas := linkRollupDeltas(tuples)
+	if len(tuples) == 0 {
+		return nil
+	}
+	// The mark is read under the lock a fold waits for.
+	if err := lockLinkRollups(ctx, tx, "ROW EXCLUSIVE"); err != nil {
+		return err
+	}
+	var orgs []uuid.UUID
+	seen := map[uuid.UUID]bool{}
+	for t := range tuples {
+		if !seen[t.org] {
+			seen[t.org] = true
+			orgs = append(orgs, t.org)
+		}
+	}
+	marks, err := linkFoldMarks(ctx, tx, orgs)
+	if err != nil {
+		return err
+	}
+	deltas := linkRollupDeltas(tuples, marks)
 	if len(deltas) == 0 {
 		return nil
 	}
@@ -467,7 +495,15 @@ func (s *Store) countByLinkRollups(ctx context.Context, set analytics.ClickSet, 
 	firstDay, lastDay := up(from, linkRollupDay), down(to, linkRollupDay)
 	switch {
 	case firstDay < lastDay:
-		parts = []part{{linkRollupDay, firstDay, lastDay}, {linkRollupHour, firstHour, firstDay}, {linkRollupHour, lastDay, lastHour}}
+		// The days from the organization's fold mark on have hour rows
+		// only (link_rollup_folds.go).
+		marks, err := linkFoldMarks(ctx, s.db, []uuid.UUID{set.OrgID})
+		if err != nil {
+			return nil, s.err(op, err)
+		}
+		folded := min(max(marks[set.OrgID], firstDay), lastDay)
+		parts = []part{{linkRollupDay, firstDay, folded}, {linkRollupHour, folded, lastDay},
+			{linkRollupHour, firstHour, firstDay}, {linkRollupHour, lastDay, lastHour}}
 		scans = [][2]int64{{from, firstHour}, {lastHour, to}}
 	case firstHour < lastHour:
 		parts = []part{{linkRollupHour, firstHour, lastHour}}

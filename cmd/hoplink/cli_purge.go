@@ -32,6 +32,7 @@ func (e *cliEnv) purgeCommand() *cli.Command {
 				fmt.Fprintf(w, "unstored click counts deleted (quarter hours): %d\n", res.UnstoredDeleted)
 				fmt.Fprintf(w, "click segments deleted: %d\nclick segments cleared of IPs: %d\ndeleted links compacted: %d\n",
 					res.SegmentsDeleted, res.SegmentIPsCleared, res.LinksCompacted)
+				fmt.Fprintf(w, "link rollup days folded: %d\n", res.LinkDaysFolded)
 			}, nil
 		}),
 	}

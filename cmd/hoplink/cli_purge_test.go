@@ -23,7 +23,7 @@ func TestPurge(t *testing.T) {
 	// (they are hours apart), and no row of clicks.
 	assert.Equal(t, map[string]any{"clicks_deleted": 0.0, "segments_deleted": 1.0, "installs_deleted": 0.0,
 		"attempts_deleted": 0.0, "unstored_deleted": 0.0, "ips_cleared": 0.0, "install_ips_cleared": 0.0,
-		"segment_ips_cleared": 1.0, "links_compacted": 0.0}, doc)
+		"segment_ips_cleared": 1.0, "links_compacted": 0.0, "link_days_folded": 0.0}, doc)
 
 	run := hoplink(t, "", "purge", "--db", db)
 	require.NoError(t, run.err, run.stderr)
