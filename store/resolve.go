@@ -24,8 +24,9 @@ const servedCustomDomain = `(NOT EXISTS (SELECT 1 FROM domains AS cd WHERE cd.do
 //
 // The resolver reloads every link it serves once per TTL, with its app and
 // its organization's parameters (AppByID, OrgParameters); the three run as
-// prepared statements (scanPrepared): over a thousand links under load,
-// SQLite's parsing and compiling of the lookup's text was two-thirds of it.
+// prepared statements on SQLite (scanPrepared): over a thousand links under
+// load, SQLite's parsing and compiling of the lookup's text was two-thirds
+// of it.
 func (s *Store) LinkByDomainSlug(ctx context.Context, domain, slug string) (*linking.Link, error) {
 	var row linkRow
 	err := s.scanPrepared(ctx, "link by domain and slug", func(ph []any) *bun.SelectQuery {

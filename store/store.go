@@ -259,16 +259,22 @@ func (s *Store) preparedStmt(ctx context.Context, query string) (*sql.Stmt, erro
 // args, and scans its first row into dest as bun's Scan does: sql.ErrNoRows
 // when there is none. The text is made once per name, which must name one
 // query.
+//
+// On PostgreSQL the query is built with args and sent as text: a prepared
+// statement of the driver whose execution times out (a database that
+// stops answering) leaves its connection in the pool, not marked bad as a
+// text query's is, and the next request on it waited for the driver's own
+// timeouts, 20 seconds, where the caller's deadline was 200 ms.
 func (s *Store) scanPrepared(ctx context.Context, name string, build func(ph []any) *bun.SelectQuery, args []any, dest ...any) error {
+	if s.db.Dialect().Name() == dialect.PG {
+		return build(args).Scan(ctx, dest...)
+	}
 	s.stmtMu.Lock()
 	query, ok := s.texts[name]
 	if !ok {
 		ph := make([]any, len(args))
 		for i := range ph {
 			ph[i] = bun.Safe("?")
-			if s.db.Dialect().Name() == dialect.PG {
-				ph[i] = bun.Safe(fmt.Sprintf("$%d", i+1))
-			}
 		}
 		query = build(ph).String()
 		if s.texts == nil {
