@@ -376,19 +376,18 @@ func TestSetAppLegacy(t *testing.T) {
 // way fill the database through today's store methods, and those that make
 // changes write their events to the webhook outbox in the same transaction.
 // Once the click rollups are in, so is their hour table, which today's
-// click writer adds to with the others. Once the link rollups are in, so
-// is the table of their fold marks, which today's writer reads, unless
-// name is the migration just before it (its own test applies it).
+// click writer adds to with the others. The table of link rollups' fold
+// marks is always in, since today's organizations are created with one,
+// unless name is the migration just before it (its own test applies it).
 func migrateTo(t *testing.T, s *store.Store, name string) {
 	t.Helper()
 	const webhooks = "20261127000001_webhooks"
 	const rollups, rollupHours = "20261126000001_click_rollups", "20261203000004_click_rollup_hours"
-	const linkRollups, linkFolds = "20261203000001_click_link_rollups", "20261204000001_link_rollup_folds"
-	const beforeFolds = "20261203000007_click_txid"
+	const linkFolds, beforeFolds = "20261204000001_link_rollup_folds", "20261203000007_click_txid"
 	sub := migrate.NewMigrations()
 	for _, m := range migrations.Migrations.Sorted() {
 		if m.String() <= name || m.String() == webhooks || (m.String() == rollupHours && name >= rollups) ||
-			(m.String() == linkFolds && name >= linkRollups && name != beforeFolds) {
+			(m.String() == linkFolds && name != beforeFolds) {
 			sub.Add(m)
 		}
 	}

@@ -23,9 +23,11 @@ import (
 //   - from the mark on there are hour rows only: the writer writes a
 //     batch's link a row instead of two, and a reader sums the day's hours
 //     (a day or two at most while the purge runs);
-//   - an organization without a mark has whole day rows for every day, as
-//     before the migration: the first fold gives it one, the start of the
-//     next UTC day, so that today's day rows stay whole.
+//   - a new organization's mark is the start of the day it was created
+//     (it has no day rows to keep whole); one without a mark (any from
+//     before the migration) has whole day rows for every day: the first
+//     fold gives it one, the start of the next UTC day, so that today's
+//     day rows stay whole.
 //
 // The purge folds a day (FoldLinkRollupDays) once it has ended, plus
 // linkRollupFoldGrace for the spool to drain: the sums of the day's hour
@@ -85,30 +87,33 @@ func linkFoldMarks(ctx context.Context, db bun.IDB, orgs []uuid.UUID) (map[uuid.
 
 // FoldLinkRollupDays implements analytics.PurgeStore: it folds the days
 // of organization orgID's link rollups that ended linkRollupFoldGrace
-// before now, from its mark on, one day a transaction and at most limit
-// days, and returns how many it folded. An organization without a mark is
-// given one (which folds nothing).
+// before now, from its mark on, at most limit days, and returns how many
+// it folded. A day with hour rows is folded in a transaction of its own;
+// a run of days without (an idle organization) is passed in one. An
+// organization without a mark is given one (which folds nothing).
 func (s *Store) FoldLinkRollupDays(ctx context.Context, orgID uuid.UUID, now time.Time, limit int) (int, error) {
 	n := 0
 	for n < limit {
-		folded, err := s.foldLinkRollupDay(ctx, orgID, now)
+		days, err := s.foldLinkRollupDays(ctx, orgID, now, limit-n)
 		if err != nil {
 			return n, s.err("fold link rollups", err)
 		}
-		if !folded {
+		if days == 0 {
 			break
 		}
-		n++
+		n += days
 	}
 	return n, nil
 }
 
-// foldLinkRollupDay folds the day at orgID's mark when it ended
-// linkRollupFoldGrace before now, and reports whether it did.
-func (s *Store) foldLinkRollupDay(ctx context.Context, orgID uuid.UUID, now time.Time) (bool, error) {
-	folded := false
+// foldLinkRollupDays folds the day at orgID's mark, or passes the days
+// without hour rows from it, at most limit, when they ended
+// linkRollupFoldGrace before now, and returns how many days the mark
+// moved.
+func (s *Store) foldLinkRollupDays(ctx context.Context, orgID uuid.UUID, now time.Time, limit int) (int, error) {
+	moved := 0
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		folded = false
+		moved = 0
 		if err := lockLinkRollups(ctx, tx, "SHARE ROW EXCLUSIVE"); err != nil {
 			return err
 		}
@@ -124,12 +129,30 @@ func (s *Store) foldLinkRollupDay(ctx context.Context, orgID uuid.UUID, now time
 			return err
 		}
 		day := mark.DaysFrom
-		if time.Unix(day+linkRollupDay, 0).Add(linkRollupFoldGrace).After(now) {
+		// The days before ended are the ones folded.
+		ended := now.Add(-linkRollupFoldGrace).Unix() / linkRollupDay * linkRollupDay
+		if day >= ended {
 			return nil
+		}
+		// The first hour row from the mark on says which day is next to
+		// fold; the days before it have none.
+		var next []int64
+		if err := tx.NewSelect().Model((*linkRollupRow)(nil)).Column("start").
+			Where("lr.org_id = ? AND lr.span = ? AND lr.start >= ?", orgID, linkRollupHour, day).
+			OrderExpr("lr.start").Limit(1).Scan(ctx, &next); err != nil {
+			return err
+		}
+		until := day + linkRollupDay
+		if len(next) == 0 || next[0] >= until {
+			until = ended
+			if len(next) > 0 {
+				until = min(until, next[0]/linkRollupDay*linkRollupDay)
+			}
+			until = min(until, day+int64(limit)*linkRollupDay)
 		}
 		var rows []linkRollupRow
 		if err := tx.NewSelect().Model(&rows).
-			Where("lr.org_id = ? AND lr.span = ? AND lr.start >= ? AND lr.start < ?", orgID, linkRollupHour, day, day+linkRollupDay).
+			Where("lr.org_id = ? AND lr.span = ? AND lr.start >= ? AND lr.start < ?", orgID, linkRollupHour, day, until).
 			Scan(ctx); err != nil {
 			return err
 		}
@@ -137,7 +160,8 @@ func (s *Store) foldLinkRollupDay(ctx context.Context, orgID uuid.UUID, now time
 		// it replaces a day row there (a click's, written before the
 		// organization had a mark, of a day then still to come).
 		if _, err := tx.NewDelete().Model((*linkRollupRow)(nil)).
-			Where("lr.org_id = ? AND lr.span = ? AND lr.start = ?", orgID, linkRollupDay, day).Exec(ctx); err != nil {
+			Where("lr.org_id = ? AND lr.span = ? AND lr.start >= ? AND lr.start < ?", orgID, linkRollupDay, day, until).
+			Exec(ctx); err != nil {
 			return err
 		}
 		sums := map[uuid.UUID]*analytics.LinkRollup{}
@@ -163,18 +187,17 @@ func (s *Store) foldLinkRollupDay(ctx context.Context, orgID uuid.UUID, now time
 				out[i] = linkRollupRow{OrgID: orgID, Span: linkRollupDay, Start: day, LinkID: id, Data: data}
 			}
 			for chunk := range slices.Chunk(out, 500) {
-				if _, err := tx.NewInsert().Model(&chunk).On("CONFLICT (org_id, span, start, link_id) DO UPDATE").
-					Set("data = EXCLUDED.data").Exec(ctx); err != nil {
+				if _, err := tx.NewInsert().Model(&chunk).Exec(ctx); err != nil {
 					return err
 				}
 			}
 		}
-		if _, err := tx.NewUpdate().Model((*linkRollupFoldRow)(nil)).Set("days_from = ?", day+linkRollupDay).
+		if _, err := tx.NewUpdate().Model((*linkRollupFoldRow)(nil)).Set("days_from = ?", until).
 			Where("lf.org_id = ?", orgID).Exec(ctx); err != nil {
 			return err
 		}
-		folded = true
+		moved = int((until - day) / linkRollupDay)
 		return nil
 	})
-	return folded, err
+	return moved, err
 }

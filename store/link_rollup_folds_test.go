@@ -57,16 +57,20 @@ func TestLinkRollupFoldsKeepCountsExact(t *testing.T) {
 				assert.Equal(t, valueMap(want), valueMap(got), "link %s, %s..%s", l.Slug, from, to)
 			}
 		}
-		_, ok := foldMark(t, s, w.org)
-		require.False(t, ok, "no mark before the first fold")
+		mark, ok := foldMark(t, s, w.org)
+		require.True(t, ok, "a new organization has a mark")
+		assert.Equal(t, t0.Truncate(day), mark, "its first day")
 
-		// The first fold, on the day before the clicks, marks their first
-		// day and folds nothing: the day rows of the world's days are now
+		// An organization without a mark (as from before the migration):
+		// the first fold, on the day before the clicks, marks their first
+		// day and folds nothing; the day rows of the world's days are now
 		// the fold's to replace, and readers sum their hours meanwhile.
+		_, err := s.DB().NewDelete().TableExpr("click_link_rollup_folds").Where("org_id = ?", w.org).Exec(ctx)
+		require.NoError(t, err)
 		n, err := s.FoldLinkRollupDays(ctx, w.org, w.start.Add(-10*time.Hour), 10)
 		require.NoError(t, err)
 		assert.Zero(t, n)
-		mark, ok := foldMark(t, s, w.org)
+		mark, ok = foldMark(t, s, w.org)
 		require.True(t, ok)
 		assert.Equal(t, w.start, mark)
 		check(w.start, w.start.Add(4*day))
@@ -110,10 +114,10 @@ func TestLinkRollupFoldsKeepCountsExact(t *testing.T) {
 			"the later click's day is folded")
 		check(w.start, w.start.Add(9*day))
 
-		// Another organization's mark and rows are its own.
-		other := createOrg(t, s, newClock(), "elsewhere")
-		_, ok = foldMark(t, s, other.ID)
-		assert.False(t, ok)
+		// Another organization's mark is its own.
+		other, ok := foldMark(t, s, w.other)
+		require.True(t, ok)
+		assert.Equal(t, t0.Truncate(day), other)
 	})
 }
 
@@ -126,10 +130,8 @@ func TestLinkRollupFoldWaitsForWriters(t *testing.T) {
 	ctx, c := t.Context(), newClock()
 	o := createOrg(t, s, c, "acme")
 	l := createLink(t, s, newLink(c, o.ID, "hop.example", "spring"))
-	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
-	_, err := s.FoldLinkRollupDays(ctx, o.ID, start.Add(-time.Hour), 1) // marks start
-	require.NoError(t, err)
-	_, err = s.InsertClicks(ctx, []analytics.Click{newClick(l, start.Add(2*time.Hour))})
+	start := t0.Truncate(day) // the organization's mark
+	_, err := s.InsertClicks(ctx, []analytics.Click{newClick(l, start.Add(2*time.Hour))})
 	require.NoError(t, err)
 
 	// A writer's transaction holds the lock writers take and an hour row
@@ -191,16 +193,14 @@ func TestLinkRollupFoldsMigration(t *testing.T) {
 		ctx := t.Context()
 		migrateTo(t, s, "20261203000007_click_txid")
 		require.NoError(t, s.Migrate(ctx))
-		w := newRollupWorld(t, s, 300, 9)
-		_, err := s.FoldLinkRollupDays(ctx, w.org, w.start.Add(-time.Hour), 1) // marks w.start
-		require.NoError(t, err)
+		w := newRollupWorld(t, s, 300, 9) // its organization's mark is its third day
 		// Clicks of a fourth day, after the mark: hour rows only.
 		r := rand.New(rand.NewPCG(9, 9))
 		var batch []analytics.Click
 		for range 200 {
 			batch = append(batch, newClick(w.links[r.IntN(len(w.links))], w.start.Add(3*day+time.Duration(r.Int64N(int64(day))))))
 		}
-		_, err = s.InsertClicks(ctx, batch)
+		_, err := s.InsertClicks(ctx, batch)
 		require.NoError(t, err)
 		dayRows := func() int {
 			return linkRollupCount(t, s, "org_id = ? AND span = 86400 AND start >= ?", w.org, w.start.Add(3*day).Unix())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -293,7 +294,22 @@ func TestClickLinkRollupsMigrationBackfill(t *testing.T) {
 
 		require.NoError(t, s.Rollback(ctx))
 		require.NoError(t, s.Migrate(ctx))
-		assert.Equal(t, written, linkRollupRows(t, s, w.org), "the backfill's rows are the writer's")
+		// The writer wrote no day rows from the organization's fold mark
+		// on (the backfill, which knows none, writes them: the fold would
+		// replace them).
+		backfilled := linkRollupRows(t, s, w.org)
+		mark, ok := foldMark(t, s, w.org)
+		require.True(t, ok)
+		for k := range backfilled {
+			var link string
+			var span, start int64
+			_, err := fmt.Sscanf(strings.ReplaceAll(k, "/", " "), "%s %d %d", &link, &span, &start)
+			require.NoError(t, err)
+			if span == 86400 && start >= mark.Unix() {
+				delete(backfilled, k)
+			}
+		}
+		assert.Equal(t, written, backfilled, "the backfill's rows are the writer's")
 		r := rand.New(rand.NewPCG(4, 4))
 		assertLinkRollupsEqualScan(t, s, r, linkRollupSets(w)[:8], linkRollupWindows(r, w.start, w.start.Add(72*time.Hour), 3))
 		assertMigratesDownAndUp(t, s, "click_link_rollups")

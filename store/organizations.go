@@ -59,6 +59,13 @@ func (s *Store) CreateOrganization(ctx context.Context, o *org.Organization, boo
 		if _, err := tx.NewInsert().Model(fromOrganization(o)).Exec(ctx); err != nil {
 			return err
 		}
+		// A new organization has no day rows of link rollups to keep
+		// whole: its links' rows are hour rows from its first day on
+		// (link_rollup_folds.go).
+		mark := &linkRollupFoldRow{OrgID: o.ID, DaysFrom: o.CreatedAt.UTC().Unix() / linkRollupDay * linkRollupDay}
+		if _, err := tx.NewInsert().Model(mark).Exec(ctx); err != nil {
+			return err
+		}
 		if bootstrap == nil {
 			return nil
 		}

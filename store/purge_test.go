@@ -162,6 +162,9 @@ func TestPurgeAppliesEachPlansRetention(t *testing.T) {
 		assert.Equal(t, analytics.PurgeResult{
 			ClicksDeleted: 6 + 1, SegmentsDeleted: 6 + 1, InstallsDeleted: 1, AttemptsDeleted: 1, UnstoredDeleted: 1,
 			IPsCleared: 2 + 7, SegmentIPsCleared: 2 + 7, InstallIPsCleared: 1,
+			// Each organization's days from its first to the one before
+			// the purge's.
+			LinkDaysFolded: 2 * int64(purgeNow.Truncate(24*time.Hour).Sub(t0.Truncate(24*time.Hour))/(24*time.Hour)),
 		}, res, "each click is a segment of its own: they are days apart")
 
 		for _, o := range []*org.Organization{free, growth} {

@@ -29,6 +29,8 @@ type rollupWorld struct {
 	clicks   []analytics.Click
 	installs map[uuid.UUID]bool
 	start    time.Time
+	// other is another organization, with clicks that never count.
+	other uuid.UUID
 }
 
 func pick[T any](r *rand.Rand, xs ...T) T { return xs[r.IntN(len(xs))] }
@@ -59,6 +61,7 @@ func newRollupWorld(t *testing.T, s *store.Store, n int, seed uint64) *rollupWor
 	}
 	// Other organizations' clicks never count.
 	other := createOrg(t, s, c, "other")
+	w.other = other.ID
 	theirs := createLink(t, s, newLink(c, other.ID, "hop.example", "theirs"))
 
 	for len(w.clicks) < n {
