@@ -324,6 +324,12 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 		}
 		return a.Value < b.Value
 	})
+	if tx.Dialect().Name() != dialect.PG {
+		if err := applyRollupRowsSQLite(ctx, tx, slots, dims, hours, days); err != nil {
+			return err
+		}
+		return applyLinkRollups(ctx, tx, d.tuples)
+	}
 	for _, q := range []*bun.InsertQuery{
 		tx.NewInsert().Model(&slots).On("CONFLICT (org_id, slot) DO UPDATE").
 			Set("clicks = rs.clicks + EXCLUDED.clicks").Set("installs = rs.installs + EXCLUDED.installs"),
@@ -339,6 +345,68 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 		}
 	}
 	return applyLinkRollups(ctx, tx, d.tuples)
+}
+
+// rollupUpsertSQL are applyRollupRowsSQLite's statements, one row each:
+// the slots', the dimensions' quarter hours', hours' and days'.
+var rollupUpsertSQL = [4]string{
+	`INSERT INTO "click_rollup_slots" ("org_id", "slot", "clicks", "installs") VALUES (?, ?, ?, ?)
+		ON CONFLICT ("org_id", "slot") DO UPDATE SET "clicks" = "clicks" + excluded."clicks", "installs" = "installs" + excluded."installs"`,
+	`INSERT INTO "click_rollup_dims" ("org_id", "dim", "value", "slot", "clicks", "installs") VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT ("org_id", "dim", "value", "slot") DO UPDATE SET "clicks" = "clicks" + excluded."clicks", "installs" = "installs" + excluded."installs"`,
+	`INSERT INTO "click_rollup_dim_hours" ("org_id", "dim", "hour", "value", "clicks", "installs") VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT ("org_id", "dim", "hour", "value") DO UPDATE SET "clicks" = "clicks" + excluded."clicks", "installs" = "installs" + excluded."installs"`,
+	`INSERT INTO "click_rollup_dim_days" ("org_id", "dim", "day", "value", "clicks", "installs") VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT ("org_id", "dim", "day", "value") DO UPDATE SET "clicks" = "clicks" + excluded."clicks", "installs" = "installs" + excluded."installs"`,
+}
+
+// applyRollupRowsSQLite adds the rows to their tables on SQLite, row by row
+// through statements prepared once for the change, as the link rollups
+// are (applyLinkRollupsSQLite): a statement listing a batch's thousands of
+// rows took SQLite longer to parse and compile than the rows to write.
+// UUIDs are bound in their text form, as bun's SQLite dialect writes them.
+func applyRollupRowsSQLite(ctx context.Context, tx bun.Tx, slots []rollupSlotRow, dims []rollupDimRow, hours []rollupHourRow, days []rollupDayRow) error {
+	bg := context.WithoutCancel(ctx)
+	var stmts [4]*sql.Stmt
+	for i, q := range rollupUpsertSQL {
+		st, err := tx.Tx.PrepareContext(bg, q)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		stmts[i] = st
+	}
+	n := 0
+	exec := func(st *sql.Stmt, args ...any) error {
+		if n++; n%clickCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		_, err := st.ExecContext(bg, args...)
+		return err
+	}
+	for _, r := range slots {
+		if err := exec(stmts[0], r.OrgID.String(), r.Slot, r.Clicks, r.Installs); err != nil {
+			return err
+		}
+	}
+	for _, r := range dims {
+		if err := exec(stmts[1], r.OrgID.String(), r.Dim, r.Value, r.Slot, r.Clicks, r.Installs); err != nil {
+			return err
+		}
+	}
+	for _, r := range hours {
+		if err := exec(stmts[2], r.OrgID.String(), r.Dim, r.Hour, r.Value, r.Clicks, r.Installs); err != nil {
+			return err
+		}
+	}
+	for _, r := range days {
+		if err := exec(stmts[3], r.OrgID.String(), r.Dim, r.Day, r.Value, r.Clicks, r.Installs); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // onClicksStored adds stored, the normalized clicks a batch has just
