@@ -324,15 +324,11 @@ const (
 // between rows.
 func applyLinkRollupsSQLite(ctx context.Context, tx bun.Tx, keys []linkRollupKey, deltas map[linkRollupKey]*linkCounts) error {
 	bg := context.WithoutCancel(ctx)
-	var stmts [3]*sql.Stmt
-	for i, q := range []string{linkRollupSelectSQL, linkRollupUpsertSQL, linkRollupDeleteSQL} {
-		st, err := tx.Tx.PrepareContext(bg, q)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		stmts[i] = st
+	stmts, closeAll, err := prepareInTx(bg, tx, linkRollupSelectSQL, linkRollupUpsertSQL, linkRollupDeleteSQL)
+	if err != nil {
+		return err
 	}
+	defer closeAll()
 	sel, upsert, del := stmts[0], stmts[1], stmts[2]
 	for i, k := range keys {
 		if i%clickCheckEvery == 0 {
@@ -360,6 +356,26 @@ func applyLinkRollupsSQLite(ctx context.Context, tx bun.Tx, keys []linkRollupKey
 		}
 	}
 	return nil
+}
+
+// prepareInTx prepares queries in tx, in their order, and returns them
+// with the function that closes them; on an error none stays open.
+func prepareInTx(ctx context.Context, tx bun.Tx, queries ...string) ([]*sql.Stmt, func(), error) {
+	stmts := make([]*sql.Stmt, 0, len(queries))
+	closeAll := func() {
+		for _, st := range stmts {
+			_ = st.Close()
+		}
+	}
+	for _, q := range queries {
+		st, err := tx.Tx.PrepareContext(ctx, q)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		stmts = append(stmts, st)
+	}
+	return stmts, closeAll, nil
 }
 
 // applyLinkRollupsPG inserts the keys' rows empty where missing, reads

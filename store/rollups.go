@@ -324,11 +324,17 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 		}
 		return a.Value < b.Value
 	})
+	if err := applyRollupRows(ctx, tx, slots, dims, hours, days); err != nil {
+		return err
+	}
+	return applyLinkRollups(ctx, tx, d.tuples)
+}
+
+// applyRollupRows adds the rows to their tables: one multi-row upsert a
+// table on PostgreSQL, row by row on SQLite (applyRollupRowsSQLite).
+func applyRollupRows(ctx context.Context, tx bun.Tx, slots []rollupSlotRow, dims []rollupDimRow, hours []rollupHourRow, days []rollupDayRow) error {
 	if tx.Dialect().Name() != dialect.PG {
-		if err := applyRollupRowsSQLite(ctx, tx, slots, dims, hours, days); err != nil {
-			return err
-		}
-		return applyLinkRollups(ctx, tx, d.tuples)
+		return applyRollupRowsSQLite(ctx, tx, slots, dims, hours, days)
 	}
 	for _, q := range []*bun.InsertQuery{
 		tx.NewInsert().Model(&slots).On("CONFLICT (org_id, slot) DO UPDATE").
@@ -344,7 +350,7 @@ func (d *rollupDelta) apply(ctx context.Context, tx bun.Tx) error {
 			return err
 		}
 	}
-	return applyLinkRollups(ctx, tx, d.tuples)
+	return nil
 }
 
 // rollupUpsertSQL are applyRollupRowsSQLite's statements, one row each:
@@ -367,15 +373,11 @@ var rollupUpsertSQL = [4]string{
 // UUIDs are bound in their text form, as bun's SQLite dialect writes them.
 func applyRollupRowsSQLite(ctx context.Context, tx bun.Tx, slots []rollupSlotRow, dims []rollupDimRow, hours []rollupHourRow, days []rollupDayRow) error {
 	bg := context.WithoutCancel(ctx)
-	var stmts [4]*sql.Stmt
-	for i, q := range rollupUpsertSQL {
-		st, err := tx.Tx.PrepareContext(bg, q)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		stmts[i] = st
+	stmts, closeAll, err := prepareInTx(bg, tx, rollupUpsertSQL[:]...)
+	if err != nil {
+		return err
 	}
+	defer closeAll()
 	n := 0
 	exec := func(st *sql.Stmt, args ...any) error {
 		if n++; n%clickCheckEvery == 0 {
