@@ -123,6 +123,16 @@ func (s *Store) MatchApps(ctx context.Context, orgID uuid.UUID) ([]attribution.A
 func (s *Store) MatchClick(ctx context.Context, orgID, id uuid.UUID) (*attribution.Click, error) {
 	var row matchClickRow
 	err := s.selectMatchClicks().Where("c.org_id = ? AND c.id = ?", orgID, id).Limit(1).Scan(ctx, &row)
+	if errors.Is(err, sql.ErrNoRows) && s.db.Dialect().Name() != dialect.PG {
+		// On SQLite a candidate may be in its segment alone (click_rows.go).
+		c, serr := s.matchClickFromSegment(ctx, orgID, id)
+		if serr != nil {
+			return nil, s.err("match click", serr)
+		}
+		if c != nil {
+			return c, nil
+		}
+	}
 	if err != nil {
 		return nil, s.err("match click", err)
 	}
@@ -626,7 +636,9 @@ func (s *Store) DeviceInstalls(ctx context.Context, orgID, deviceID uuid.UUID) (
 // then fail. The clicks are then updated only where claimed_by_install is
 // still NULL (on PostgreSQL the update re-checks that after waiting for a
 // concurrent claim's row lock); when the install's own click is not
-// updated, another install holds it and nothing is written.
+// updated, another install holds it and nothing is written. On SQLite a
+// click held by its segment alone gets its row before the install
+// (click_rows.go).
 func (s *Store) Claim(ctx context.Context, in attribution.InstallRecord, a attribution.Attempt) error {
 	row, err := fromInstallRecord(&in)
 	if err != nil {
@@ -663,6 +675,15 @@ func (s *Store) claimSQLite(ctx context.Context, in *attribution.InstallRecord, 
 		keys    []string
 	)
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// A click in its segment alone gets its row first, which the
+		// install refers to (click_rows.go).
+		ids := in.ClaimedClickIDs
+		if in.ClickID != nil && !slices.Contains(ids, *in.ClickID) {
+			ids = append(slices.Clip(ids), *in.ClickID)
+		}
+		if err := s.writeRowsFromSegments(ctx, tx, in.OrgID, ids); err != nil {
+			return err
+		}
 		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 			if uniqueViolation(err) {
 				return attribution.ErrClaimed
