@@ -124,27 +124,10 @@ func (f *fixture) click(spec clickSpec) analytics.Click {
 		UserAgent: spec.ua, AcceptLanguage: spec.lang,
 	}
 	c.Normalize()
-	// Written directly, as the click recorder's store writes it, so that
-	// these tests depend on the clicks table only.
-	row := map[string]any{
-		"id": c.ID, "org_id": c.OrgID, "link_id": c.LinkID, "app_id": c.AppID, "domain": c.Domain,
-		"occurred_at": c.OccurredAt, "source": string(c.Source), "platform": c.Platform, "os": c.OS,
-		"os_version": c.OSVersion, "device_model": c.DeviceModel, "browser": c.Browser, "in_app_browser": "",
-		"ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": c.AcceptLanguage,
-		"utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "",
-	}
-	_, err := f.s.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(f.t.Context())
+	// Written as the click recorder writes it: a row and a segment.
+	n, err := f.s.InsertClicks(f.t.Context(), []analytics.Click{c})
 	require.NoError(f.t, err)
-	// And its organization's IP mark lowered to it, as the store does, so
-	// that the purge clears its IP key.
-	least := "min"
-	if f.s.Dialect() == "pg" {
-		least = "LEAST"
-	}
-	_, err = f.s.DB().NewInsert().Model(&map[string]any{"org_id": c.OrgID, "cleared_until": c.OccurredAt.UnixMicro()}).
-		TableExpr("click_ip_marks AS m").On("CONFLICT (org_id) DO UPDATE").
-		Set("cleared_until = " + least + "(m.cleared_until, EXCLUDED.cleared_until)").Exec(f.t.Context())
-	require.NoError(f.t, err)
+	require.Equal(f.t, 1, n)
 	return c
 }
 

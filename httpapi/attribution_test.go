@@ -69,16 +69,9 @@ func (h *attrHarness) click(t testing.TB, l linkBody) uuid.UUID {
 	require.NoError(t, h.store.DB().NewSelect().Table("links").Column("org_id").Where("id = ?", l.ID).
 		Scan(context.Background(), &orgID))
 	c.OrgID = orgID
-	c.Normalize()
-	row := map[string]any{
-		"id": c.ID, "org_id": c.OrgID, "link_id": c.LinkID, "app_id": c.AppID, "domain": c.Domain,
-		"occurred_at": c.OccurredAt, "source": string(c.Source), "platform": c.Platform, "os": c.OS,
-		"os_version": c.OSVersion, "device_model": c.DeviceModel, "browser": c.Browser, "in_app_browser": "",
-		"ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": "",
-		"utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "",
-	}
-	_, err := h.store.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(context.Background())
+	n, err := h.store.InsertClicks(context.Background(), []analytics.Click{c})
 	require.NoError(t, err)
+	require.Equal(t, 1, n)
 	return id
 }
 

@@ -63,16 +63,9 @@ func (h *recHarness) clickOn(t testing.TB, l *linking.Link) uuid.UUID {
 	c := analytics.Click{ID: uuid.Must(uuid.NewV7()), OrgID: l.OrgID, Domain: l.Domain, Slug: l.Slug, LinkID: l.ID, AppID: l.AppID,
 		OccurredAt: h.clock.Now(), Source: analytics.SourceRedirect, Platform: string(d.Platform), OS: d.OS,
 		OSVersion: d.OSVersion, DeviceModel: d.Model, IP: "198.51.100.20", UserAgent: uaAndroid}
-	c.Normalize()
-	row := map[string]any{
-		"id": c.ID, "org_id": c.OrgID, "link_id": c.LinkID, "app_id": c.AppID, "domain": c.Domain,
-		"occurred_at": c.OccurredAt, "source": string(c.Source), "platform": c.Platform, "os": c.OS,
-		"os_version": c.OSVersion, "device_model": c.DeviceModel, "browser": c.Browser, "in_app_browser": "",
-		"ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": "",
-		"utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "",
-	}
-	_, err := h.store.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(context.Background())
+	n, err := h.store.InsertClicks(context.Background(), []analytics.Click{c})
 	require.NoError(t, err)
+	require.Equal(t, 1, n)
 	return c.ID
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect"
 
-	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
 )
 
@@ -30,17 +29,17 @@ import (
 // pure-Go driver (BENCHMARKS.md, "Where a match's time goes"); in memory it
 // is a map lookup and a copy.
 //
-// The rows of clicks stay what every process reads (docs/decisions.md,
-// "Click store"): the index is a copy, built in the process that matches,
-// from the rows of the last day, and kept up to date by reading the rows
-// appended since, by rowid. SQLite gives a row of a rowid table the largest
-// rowid plus one, and its one writer commits rows in that order, so the rows
-// after the last one read are the rows written since, whichever process
-// wrote them. A rowid is reused only when the table's last rows are deleted
-// (a link's delete, an organization's), and VACUUM may renumber them; both
-// change what the last row read holds, so every read checks that row first
-// and, when it changed, the index is built again while the database answers
-// in its place.
+// The database stays what every process reads (docs/decisions.md, "Click
+// store"): the index is a copy, built in the process that matches, from the
+// clicks of the last day, and kept up to date by reading those written
+// since. On SQLite it follows click_segments by rowid
+// (candidates_segments.go): SQLite gives a row of a rowid table the
+// largest rowid plus one, and its one writer commits rows in that order, so
+// the segments after the last one read are those written since, whichever
+// process wrote them. A rowid is reused only when the table's last rows are
+// deleted, and VACUUM may renumber them; both change what the last segment
+// read holds, so every read checks it first and, when it changed, the index
+// is built again while the database answers in its place.
 //
 // PostgreSQL has no such order: several replicas write clicks, and
 // transactions commit in any order, so a sequence's values would not do
@@ -51,10 +50,11 @@ import (
 // and reads those rows (candidateTailPG); the build reads in one
 // repeatable-read transaction and starts from its snapshot.
 //
-// Before every key read the index reads the rows appended since its last
+// Before every key read the index reads what was written since its last
 // read, so a match sees every click committed before it began, as the
-// database would show it. The rows the process's own click writer commits
-// are handed to it directly (appended), not read back. Clicks of a link
+// database would show it. On SQLite the segments the process's own click
+// writer commits are handed to it directly (appendedSegments), not read
+// back. Clicks of a link
 // deleted since they were read stay until they are a day old: the matcher
 // drops them as candidates (KeyClicks reads the links' windows), and they
 // still count among the devices behind the address. A claim made by this
@@ -80,10 +80,8 @@ const (
 	// keeps clicks, and how long clicks may be held before they are
 	// dropped.
 	candidateSlack = time.Hour
-	// candidateTailBatch is how many rows one query of the tail reads.
-	candidateTailBatch = 5000
-	// candidateBuildNow is the size of a clicks table, in rows ever
-	// written, that the first read builds the index for itself.
+	// candidateBuildNow is the size of a clicks table on PostgreSQL, in
+	// rows, that the first read builds the index for itself.
 	candidateBuildNow = 50_000
 )
 
@@ -220,13 +218,13 @@ func (x *candidateIndex) run(ctx context.Context, from int64) {
 	x.want = from
 	// SQLite's rows ever written; PostgreSQL's estimate of the rows there,
 	// -1 (taken as none) before the table was first analysed.
-	size := "SELECT coalesce(max(rowid), 0) FROM clicks"
+	size, small := "SELECT coalesce(max(rowid), 0) FROM click_segments", int64(candidateBuildNowSegments)
 	if x.pg {
-		size = "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'clicks'::regclass"
+		size, small = "SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'clicks'::regclass", candidateBuildNow
 	}
 	var rows int64
 	err := x.s.db.QueryRowContext(ctx, size).Scan(&rows)
-	if err == nil && rows < candidateBuildNow {
+	if err == nil && rows < small {
 		_ = x.build(ctx)
 	}
 	x.loop()
@@ -278,11 +276,11 @@ func (x *candidateIndex) loop() {
 }
 
 // build reads the clicks of the last day into a new index and puts it in
-// place, unless it is in place already, organization by organization
-// through the (org_id, occurred_at) index. On SQLite it reads the rows up
-// to the last one written when it starts; on PostgreSQL the rows its
-// snapshot shows (one repeatable-read transaction). The rows after those
-// are the tail's.
+// place, unless it is in place already, organization by organization.
+// On SQLite it reads the segments up to the last one written when it
+// starts (readSegments); on PostgreSQL the rows its snapshot shows (one
+// repeatable-read transaction), through the (org_id, occurred_at) index.
+// What was written after those is the tail's.
 func (x *candidateIndex) build(ctx context.Context) error {
 	x.tailMu.Lock()
 	defer x.tailMu.Unlock()
@@ -295,13 +293,11 @@ func (x *candidateIndex) build(ctx context.Context) error {
 
 	b := candidateBuild{keys: map[candidateKey][]candidate{}}
 	var (
-		last       int64
-		lastID     uuid.UUID
-		xmax       uint64
-		xip        []string
-		err        error
-		fromTime   = time.Unix(0, from).UTC()
-		buildWhere = "c.org_id = ? AND c.occurred_at >= ?"
+		last   int64
+		lastID uuid.UUID
+		xmax   uint64
+		xip    []string
+		err    error
 	)
 	if x.pg {
 		err = x.s.db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
@@ -312,14 +308,14 @@ func (x *candidateIndex) build(ctx context.Context) error {
 			if xmax, xip, err = parseSnapshot(snap); err != nil {
 				return err
 			}
-			return b.read(ctx, tx, buildWhere, fromTime)
+			return b.read(ctx, tx, "c.org_id = ? AND c.occurred_at >= ?", time.Unix(0, from).UTC())
 		})
 	} else {
-		err = x.s.db.QueryRowContext(ctx, "SELECT rowid, id FROM clicks ORDER BY rowid DESC LIMIT 1").Scan(&last, &lastID)
+		err = x.s.db.QueryRowContext(ctx, "SELECT rowid, id FROM click_segments ORDER BY rowid DESC LIMIT 1").Scan(&last, &lastID)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		err = b.read(ctx, x.s.db, buildWhere+" AND c.rowid <= ?", fromTime, last)
+		err = b.readSegments(ctx, x.s.db, from, last)
 	}
 	if err != nil {
 		return err
@@ -423,43 +419,7 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 	if x.pg {
 		return x.tailPG(ctx, from)
 	}
-	for {
-		rows, err := x.s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id, c.rowid").
-			Where("c.rowid >= ?", x.last).OrderExpr("c.rowid").Limit(candidateTailBatch + 1).Rows(ctx)
-		if err != nil {
-			return err
-		}
-		var (
-			batch   candidateBatch
-			seen    int
-			stale   = x.last > 0
-			newLast = x.last
-			newID   = x.lastID
-		)
-		err = scanCandidates(rows, nil, func(k candidateKey, c candidate, rowid int64, ok bool) {
-			seen++
-			if rowid == x.last {
-				stale = c.id != x.lastID
-				return
-			}
-			newLast, newID = rowid, c.id
-			if ok && c.at >= from {
-				batch.add(k, c)
-			}
-		})
-		if err != nil {
-			return err
-		}
-		if stale {
-			x.outOfDate()
-			return nil
-		}
-		x.last, x.lastID = newLast, newID
-		x.insertBatch(&batch)
-		if seen <= candidateTailBatch {
-			return nil
-		}
-	}
+	return x.tailSegments(ctx, from)
 }
 
 // candidateTailPG reads, in one statement, its own snapshot and the rows of
@@ -539,43 +499,6 @@ func (x *candidateIndex) insertBatch(b *candidateBatch) {
 	defer x.mu.Unlock()
 	for i := range b.cs {
 		x.insert(b.keys[i], b.cs[i])
-	}
-	x.giveUpWhenFull()
-}
-
-// appended takes the candidate rows this process has just committed
-// (InsertClicks on SQLite: rows[i] has rowid rowids[i], 0 for a row not
-// inserted) straight into the index, when they are the rows that follow
-// the last one read: in a process that records clicks and matches
-// installs (hoplink serve), reading its own rows back through the
-// database cost the redirect a third more CPU under the mixed load test.
-// Otherwise (another process wrote rows between, or the tail read them
-// first) the tail reads them.
-func (x *candidateIndex) appended(rows []analytics.Click, rowids []int64) {
-	if x == nil {
-		return
-	}
-	first := slices.IndexFunc(rowids, func(id int64) bool { return id != 0 })
-	if first < 0 {
-		return
-	}
-	x.tailMu.Lock()
-	defer x.tailMu.Unlock()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if !x.ready || rowids[first] != x.last+1 {
-		return
-	}
-	for i := first; i < len(rows); i++ {
-		if rowids[i] == 0 {
-			continue
-		}
-		r := &rows[i]
-		x.last, x.lastID = rowids[i], r.ID
-		c, ok := candidateOf(r.ID, r.LinkID, r.AppID, r.OccurredAt, r.Platform, r.OSVersion, r.DeviceModel, r.UserAgent, r.AcceptLanguage)
-		if ok && c.at >= x.from {
-			x.insert(candidateKey{r.OrgID, r.IPKey}, c)
-		}
 	}
 	x.giveUpWhenFull()
 }

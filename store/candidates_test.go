@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ type candidateWorld struct {
 func newCandidateWorld(t *testing.T, s *store.Store) *candidateWorld {
 	c := newClock()
 	w := &candidateWorld{s: s, c: c, r: rand.New(rand.NewSource(1)), now: t0.Add(48 * time.Hour),
-		keys: []string{"198.51.100.1", "198.51.100.2", "198.51.100.3", "2001:db8:1:2", "198.51.100.5"}}
+		keys: []string{"198.51.100.1", "198.51.100.2", "198.51.100.3", "2001:db8:1:2::/64", "198.51.100.5"}}
 	o := createOrg(t, s, c, "acme")
 	w.org = o.ID
 	for i := range 3 {
@@ -66,7 +67,7 @@ func newCandidateWorld(t *testing.T, s *store.Store) *candidateWorld {
 // insert stores n clicks of the last spread before w.now on random links
 // and keys, the first key taking half of them (a busy key), with a tenth on
 // the other organization's link; every click has a time of its own.
-func (w *candidateWorld) insert(t *testing.T, n int, spread time.Duration) {
+func (w *candidateWorld) insert(t *testing.T, n int, spread time.Duration) []uuid.UUID {
 	t.Helper()
 	agents := []string{
 		"Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
@@ -90,12 +91,26 @@ func (w *candidateWorld) insert(t *testing.T, n int, spread time.Duration) {
 		clicks = append(clicks, analytics.Click{
 			ID: uuid.Must(uuid.NewV7()), OrgID: l.OrgID, LinkID: l.ID, AppID: l.AppID, Domain: l.Domain, Slug: l.Slug,
 			OccurredAt: at, Source: analytics.SourceRedirect, Platform: string(d.Platform), OS: d.OS,
-			OSVersion: d.OSVersion, DeviceModel: d.Model, Browser: d.Browser, IP: key, IPKey: key, UserAgent: ua,
+			OSVersion: d.OSVersion, DeviceModel: d.Model, Browser: d.Browser, IP: addressIn(key), IPKey: key, UserAgent: ua,
 			AcceptLanguage: "en-US,en;q=0.9",
 		})
 	}
 	_, err := w.s.InsertClicks(t.Context(), clicks)
 	require.NoError(t, err)
+	ids := make([]uuid.UUID, len(clicks))
+	for i := range clicks {
+		ids[i] = clicks[i].ID
+	}
+	return ids
+}
+
+// addressIn is an address whose IP key is key: the key itself for IPv4, an
+// address of the /64 for IPv6. A segment derives the key from the address.
+func addressIn(key string) string {
+	if p, ok := strings.CutSuffix(key, "::/64"); ok {
+		return p + "::7"
+	}
+	return key
 }
 
 // query is a key read of the matcher's shape, with bounds small enough
@@ -152,8 +167,9 @@ func normalRead(r attribution.KeyRead) attribution.KeyRead {
 // TestCandidateIndexAnswersAsTheDatabase checks that the candidate index
 // answers every key read as the database does: when built, after claims of
 // this process and of another, after clicks appended (some older than
-// those before them), and after the table's last rows are deleted and
-// their rowids written again, which makes it build itself anew.
+// those before them), and after the last segments (SQLite) are deleted
+// and their rowids written again, or transaction ids go back (PostgreSQL),
+// which makes it build itself anew.
 func TestCandidateIndexAnswersAsTheDatabase(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, testCandidateIndexAnswersAsTheDatabase)
@@ -199,9 +215,15 @@ func testCandidateIndexAnswersAsTheDatabase(t *testing.T, s *store.Store) {
 	// the database does meanwhile.
 	builds := w.s.CandidateIndexBuilds()
 	if s.Dialect() == "sqlite" {
-		// The last rows deleted and new ones written: their rowids are
-		// used again, which the index cannot tell from rows it read.
-		_, err = w.s.DB().ExecContext(ctx, "DELETE FROM clicks WHERE rowid > (SELECT max(rowid) - 5 FROM clicks)")
+		// The last segments deleted (with their clicks' rows) and new
+		// ones written: their rowids are used again, which the index
+		// cannot tell from segments it read.
+		var before int64
+		require.NoError(t, w.s.DB().QueryRowContext(ctx, "SELECT max(rowid) FROM click_segments").Scan(&before))
+		ids := w.insert(t, 10, time.Hour)
+		_, err = w.s.DB().ExecContext(ctx, "DELETE FROM click_segments WHERE rowid > ?", before)
+		require.NoError(t, err)
+		_, err = w.s.DB().NewDelete().Table("clicks").Where("id IN (?)", bun.List(ids)).Exec(ctx)
 		require.NoError(t, err)
 		w.insert(t, 40, time.Hour)
 	} else {

@@ -40,6 +40,10 @@ type segmentRow struct {
 	HasIPs    bool      `bun:"has_ips"`
 	Data      []byte    `bun:"data"`
 	CreatedAt time.Time `bun:"created_at"`
+
+	// clicks are the clicks a new segment encodes, for the candidate
+	// index; not a column.
+	clicks []analytics.Click `bun:"-"`
 }
 
 // isCandidate reports whether attribution reads c, so that it is also kept
@@ -116,6 +120,7 @@ func newSegment(orgID uuid.UUID, clicks []analytics.Click, now time.Time) (segme
 	row := segmentRow{
 		ID: uuid.Must(uuid.NewV7()), OrgID: orgID, FirstAt: clicks[0].OccurredAt.UTC(),
 		LastAt: clicks[len(clicks)-1].OccurredAt.UTC(), Clicks: len(clicks), Data: data, CreatedAt: now.UTC(),
+		clicks: clicks,
 	}
 	for i := range clicks {
 		if clicks[i].IP != "" {
@@ -126,26 +131,34 @@ func newSegment(orgID uuid.UUID, clicks []analytics.Click, now time.Time) (segme
 	return row, nil
 }
 
-// insertSegments writes rows in tx.
-func (s *Store) insertSegments(ctx context.Context, tx bun.Tx, rows []segmentRow) error {
+// insertSegments writes rows in tx and, on SQLite, returns them as the
+// candidate index takes them (candidates_segments.go).
+func (s *Store) insertSegments(ctx context.Context, tx bun.Tx, rows []segmentRow) ([]handedSegment, error) {
 	if len(rows) == 0 {
-		return nil
+		return nil, nil
 	}
 	if s.Dialect() == "sqlite" {
 		// Bound natively rather than written into the statement's text as
 		// a hexadecimal literal, which the driver would parse again.
+		handed := make([]handedSegment, len(rows))
 		for i := range rows {
 			r := &rows[i]
-			if _, err := tx.Tx.ExecContext(ctx, `INSERT INTO "click_segments" ("id","org_id","first_at","last_at","clicks","has_ips","data","created_at") VALUES (?,?,?,?,?,?,?,?)`,
+			res, err := tx.Tx.ExecContext(ctx, `INSERT INTO "click_segments" ("id","org_id","first_at","last_at","clicks","has_ips","data","created_at") VALUES (?,?,?,?,?,?,?,?)`,
 				r.ID.String(), r.OrgID.String(), r.FirstAt.UTC().Format(sqliteTimeFormat), r.LastAt.UTC().Format(sqliteTimeFormat),
-				r.Clicks, r.HasIPs, r.Data, r.CreatedAt.UTC().Format(sqliteTimeFormat)); err != nil {
-				return err
+				r.Clicks, r.HasIPs, r.Data, r.CreatedAt.UTC().Format(sqliteTimeFormat))
+			if err != nil {
+				return nil, err
 			}
+			rowid, err := res.LastInsertId()
+			if err != nil {
+				return nil, err
+			}
+			handed[i] = handedSegment{rowid: rowid, id: r.ID, clicks: r.clicks}
 		}
-		return nil
+		return handed, nil
 	}
 	_, err := tx.NewInsert().Model(&rows).Exec(ctx)
-	return err
+	return nil, err
 }
 
 // decodeSegment returns the clicks of r in (occurred_at, id) order.

@@ -125,19 +125,19 @@ func (s *Store) InsertClicks(ctx context.Context, clicks []analytics.Click) (int
 	if len(clicks) == 0 {
 		return 0, nil
 	}
-	inserted, candidates, rowids, err := s.insertClicks(ctx, clicks)
+	inserted, handed, err := s.insertClicks(ctx, clicks)
 	if err != nil {
 		return 0, err
 	}
 	// Once the batch's connection is back in the pool: the index may be
 	// waiting for one (an in-memory database has one).
-	s.candidates.appended(candidates, rowids)
+	s.candidates.appendedSegments(handed)
 	return inserted, nil
 }
 
-// insertClicks is InsertClicks; it also returns the candidate rows it
-// inserted on SQLite and their rowids (insertClickRowsSQLite).
-func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int, []analytics.Click, []int64, error) {
+// insertClicks is InsertClicks; it also returns the segments it wrote on
+// SQLite, for the candidate index.
+func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int, []handedSegment, error) {
 	orgIDs := make([]uuid.UUID, 0, 4)
 	linkIDs := make([]uuid.UUID, 0, len(clicks))
 	seenOrg := map[uuid.UUID]bool{}
@@ -160,17 +160,16 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 	if s.Dialect() == "sqlite" {
 		var err error
 		if conn, err = s.db.Conn(ctx); err != nil {
-			return 0, nil, nil, s.err("insert clicks", err)
+			return 0, nil, s.err("insert clicks", err)
 		}
 		defer conn.Close()
 		runInTx = conn.RunInTx
 	}
 	var (
 		inserted int
-		// The candidate rows inserted on SQLite and their rowids, for the
-		// candidate index once the batch is committed.
-		candidates []analytics.Click
-		rowids     []int64
+		// The segments written on SQLite, for the candidate index once the
+		// batch is committed.
+		handed []handedSegment
 	)
 	err := runInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := markSpoolBatch(ctx, tx); err != nil {
@@ -225,7 +224,7 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 				}
 			}
 		}
-		candidates, rowids = make([]analytics.Click, 0, nCandidates), nil
+		candidates := make([]analytics.Click, 0, nCandidates)
 		others := make([]analytics.Click, 0, nStored)
 		seen := make(map[uuid.UUID]bool, len(clicks))
 		for i := range clicks {
@@ -264,8 +263,8 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 		if len(candidates) > 0 {
 			var done []bool
 			if s.Dialect() == "sqlite" {
-				var err error
-				if rowids, err = insertClickRowsSQLite(ctx, conn, candidates); err != nil {
+				rowids, err := insertClickRowsSQLite(ctx, conn, candidates)
+				if err != nil {
 					return err
 				}
 				done = make([]bool, len(rowids))
@@ -298,7 +297,8 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 			c := &stored[i]
 			counts[periodKey{c.OrgID, org.PeriodStart(anchors[c.OrgID], c.OccurredAt)}]++
 		}
-		if err := s.writeSegments(ctx, tx, stored); err != nil {
+		var err error
+		if handed, err = s.writeSegments(ctx, tx, stored); err != nil {
 			return err
 		}
 		if err := s.onClicksStored(ctx, tx, stored); err != nil {
@@ -327,16 +327,16 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 		for k, n := range counts {
 			bumps = append(bumps, clickCountRow{OrgID: k.orgID, PeriodStart: k.start, Count: n})
 		}
-		_, err := tx.NewInsert().Model(&bumps).
+		_, err = tx.NewInsert().Model(&bumps).
 			On("CONFLICT (org_id, period_start) DO UPDATE").
 			Set("count = cc.count + EXCLUDED.count").
 			Exec(ctx)
 		return err
 	})
 	if err != nil {
-		return 0, nil, nil, s.err("insert clicks", err)
+		return 0, nil, s.err("insert clicks", err)
 	}
-	return inserted, candidates, rowids, nil
+	return inserted, handed, nil
 }
 
 // insertedRows reports which of rows the ids returned by an insert stand
@@ -390,9 +390,9 @@ func (s *Store) ClickUsage(ctx context.Context, orgID uuid.UUID, at time.Time) (
 // (buildSegments). It changes stored: each click gets its segment form
 // (segmentClick), which keeps its quarter hour and billing month, and
 // their order may change.
-func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics.Click) error {
+func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics.Click) ([]handedSegment, error) {
 	if len(stored) == 0 {
-		return nil
+		return nil, nil
 	}
 	one := true
 	for i := range stored {
@@ -400,16 +400,20 @@ func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics
 		one = one && stored[i].OrgID == stored[0].OrgID
 	}
 	now := time.Now()
+	var handed []handedSegment
 	write := func(orgID uuid.UUID, clicks []analytics.Click) error {
 		sortClicks(clicks)
 		rows, err := buildSegments(orgID, clicks, now)
 		if err != nil {
 			return err
 		}
-		return s.insertSegments(ctx, tx, rows)
+		h, err := s.insertSegments(ctx, tx, rows)
+		handed = append(handed, h...)
+		return err
 	}
 	if one {
-		return write(stored[0].OrgID, stored)
+		err := write(stored[0].OrgID, stored)
+		return handed, err
 	}
 	byOrg := map[uuid.UUID][]analytics.Click{}
 	var orgs []uuid.UUID
@@ -422,10 +426,10 @@ func (s *Store) writeSegments(ctx context.Context, tx bun.Tx, stored []analytics
 	}
 	for _, id := range orgs {
 		if err := write(id, byOrg[id]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return handed, nil
 }
 
 // ipMarkRow is a row of click_ip_marks: no row of clicks of the
