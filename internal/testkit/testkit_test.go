@@ -75,3 +75,22 @@ func TestMemberPrincipalIsBoundByTheCreatorsRole(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, auth.Own, reach)
 }
+
+func TestIDAtCarriesTheTime(t *testing.T) {
+	at := time.Date(2026, 11, 22, 10, 0, 0, 123_456_789, time.UTC)
+	id := testkit.IDAt(at)
+	if id.Version() != 7 || id.Variant() != uuid.RFC4122 {
+		t.Fatalf("IDAt(%v) = %v: version %d, variant %v", at, id, id.Version(), id.Variant())
+	}
+	sec, nsec := id.Time().UnixTime()
+	if got := time.Unix(sec, nsec).UTC(); !got.Equal(at.Truncate(time.Millisecond)) {
+		t.Fatalf("IDAt(%v) carries %v", at, got)
+	}
+	next := testkit.IDAt(at)
+	if next.String() <= id.String() {
+		t.Fatalf("ids of one instant made in turn: %v, then %v", id, next)
+	}
+	if later := testkit.IDAt(at.Add(-time.Millisecond)); later.String() >= id.String() {
+		t.Fatalf("an id of an earlier instant %v is not before %v", later, id)
+	}
+}
