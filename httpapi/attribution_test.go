@@ -18,6 +18,7 @@ import (
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -60,7 +61,7 @@ func newAttrHarness(t *testing.T, s *store.Store, opts ...option) *attrHarness {
 // harness's time, as the click recorder's store writes it, and returns its id.
 func (h *attrHarness) click(t testing.TB, l linkBody) uuid.UUID {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
+	id := testkit.IDAt(h.clock.Now())
 	d := linking.ClassifyDevice(uaAndroid)
 	c := analytics.Click{ID: id, Domain: l.Domain, Slug: l.Slug, LinkID: l.ID, AppID: l.AppID,
 		OccurredAt: h.clock.Now(), Source: analytics.SourceRedirect, Platform: string(d.Platform), OS: d.OS,

@@ -18,6 +18,7 @@ import (
 	"github.com/hoplink/hoplink/attribution"
 	"github.com/hoplink/hoplink/auth"
 	"github.com/hoplink/hoplink/httpapi"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/org"
 	"github.com/hoplink/hoplink/store"
@@ -60,7 +61,7 @@ func newRecHarness(t *testing.T, s *store.Store) *recHarness {
 func (h *recHarness) clickOn(t testing.TB, l *linking.Link) uuid.UUID {
 	t.Helper()
 	d := linking.ClassifyDevice(uaAndroid)
-	c := analytics.Click{ID: uuid.Must(uuid.NewV7()), OrgID: l.OrgID, Domain: l.Domain, Slug: l.Slug, LinkID: l.ID, AppID: l.AppID,
+	c := analytics.Click{ID: testkit.IDAt(h.clock.Now()), OrgID: l.OrgID, Domain: l.Domain, Slug: l.Slug, LinkID: l.ID, AppID: l.AppID,
 		OccurredAt: h.clock.Now(), Source: analytics.SourceRedirect, Platform: string(d.Platform), OS: d.OS,
 		OSVersion: d.OSVersion, DeviceModel: d.Model, IP: "198.51.100.20", UserAgent: uaAndroid}
 	n, err := h.store.InsertClicks(context.Background(), []analytics.Click{c})

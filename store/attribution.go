@@ -142,25 +142,26 @@ func (s *Store) MatchClick(ctx context.Context, orgID, id uuid.UUID) (*attributi
 
 // CandidateClicks implements attribution.Store.
 //
-// The clicks are read alone, through the (app_id, platform, ip_key,
-// occurred_at) index, and their links' match windows in a second query:
-// joined, SQLite's planner may walk the links and their clicks instead.
-// The index's ranges (one per app and platform) do not come out in time
-// order, so SQLite reads them unordered, one more than q.Limit, and they
-// are sorted here: sorting whole rows in SQLite's sorter was a third of
-// the read. Only when there are more than q.Limit does SQLite sort, to
-// keep the newest.
+// On PostgreSQL the clicks are read alone, through the (app_id, platform,
+// ip_key, occurred_at) index, newest first, and their links' match windows
+// in a second query. On SQLite a candidate may have no row (click_rows.go):
+// the key's clicks come from the candidate index, or from the segments
+// (keyCandidates).
 func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuery) ([]attribution.Click, error) {
 	if len(q.AppIDs) == 0 || q.Limit <= 0 {
 		return nil, nil
 	}
-	pg := s.db.Dialect().Name() == dialect.PG
-	out, err := s.candidateClicks(ctx, q, pg)
-	if err == nil && !pg && len(out) > q.Limit {
-		out, err = s.candidateClicks(ctx, q, true)
+	var (
+		out []attribution.Click
+		err error
+	)
+	if s.db.Dialect().Name() == dialect.PG {
+		out, err = s.candidateClicksPG(ctx, q)
+	} else {
+		out, err = s.candidateClicksSQLite(ctx, q)
 	}
 	if err != nil || len(out) == 0 {
-		return nil, err
+		return nil, s.err("candidate clicks", err)
 	}
 	if out, err = s.linkWindows(ctx, q.OrgID, out); err != nil {
 		return nil, s.err("candidate clicks", err)
@@ -168,29 +169,32 @@ func (s *Store) CandidateClicks(ctx context.Context, q attribution.CandidateQuer
 	return out, nil
 }
 
-// candidateClicks reads CandidateClicks' clicks: the newest q.Limit when
-// ordered, otherwise at most q.Limit + 1 in no order, which come back
-// sorted newest first when there are no more than q.Limit.
-func (s *Store) candidateClicks(ctx context.Context, q attribution.CandidateQuery, ordered bool) ([]attribution.Click, error) {
-	sel := s.db.NewSelect().TableExpr("clicks AS c").
+// candidateClicksPG reads CandidateClicks' clicks on PostgreSQL: the
+// newest q.Limit.
+func (s *Store) candidateClicksPG(ctx context.Context, q attribution.CandidateQuery) ([]attribution.Click, error) {
+	rows, err := s.db.NewSelect().TableExpr("clicks AS c").
 		ColumnExpr(keyClickColumns).ColumnExpr("c.org_id").
 		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", bun.List(q.AppIDs), bun.List(clickPlatforms), q.IPKey).
-		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC())
-	if ordered {
-		sel = sel.OrderExpr("c.occurred_at DESC, c.id DESC").Limit(int64(q.Limit))
-	} else {
-		sel = sel.Limit(int64(q.Limit) + 1)
-	}
-	rows, err := sel.Rows(ctx)
+		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
+		OrderExpr("c.occurred_at DESC, c.id DESC").Limit(int64(q.Limit)).Rows(ctx)
 	if err != nil {
-		return nil, s.err("candidate clicks", err)
+		return nil, err
 	}
-	out, err := scanOrgClicks(rows, q.OrgID)
+	return scanOrgClicks(rows, q.OrgID)
+}
+
+// candidateClicksSQLite reads CandidateClicks' clicks on SQLite: the
+// newest q.Limit of the key's clicks of q.AppIDs.
+func (s *Store) candidateClicksSQLite(ctx context.Context, q attribution.CandidateQuery) ([]attribution.Click, error) {
+	cs, err := s.keyCandidates(ctx, q.OrgID, q.IPKey, q.Since, q.Until)
 	if err != nil {
-		return nil, s.err("candidate clicks", err)
+		return nil, err
 	}
-	if !ordered && len(out) <= q.Limit {
-		attribution.SortNewestFirst(out)
+	var out []attribution.Click
+	for i := len(cs) - 1; i >= 0 && len(out) < q.Limit; i-- {
+		if slices.Contains(q.AppIDs, cs[i].app) {
+			out = append(out, cs[i].click(q.IPKey))
+		}
 	}
 	return out, nil
 }
@@ -297,88 +301,26 @@ func (s *Store) KeyClicks(ctx context.Context, q attribution.KeyQuery) (attribut
 	return s.keyClicksSQLite(ctx, q)
 }
 
-// keyClicksSQLite is KeyClicks read from a SQLite database.
+// keyClicksSQLite is KeyClicks read from a SQLite database, where a
+// candidate may have no row (click_rows.go): the key's clicks of the window
+// from its organization's segments, answered as the candidate index
+// answers.
 func (s *Store) keyClicksSQLite(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
-	n, err := s.countKeyClicks(ctx, q.CandidateQuery)
-	if err != nil || n == 0 {
-		return attribution.KeyRead{}, err
+	since := q.Since
+	if q.BusySince.Before(since) {
+		since = q.BusySince
 	}
-	if n < q.Limit {
-		clicks, err := s.CandidateClicks(ctx, q.CandidateQuery)
-		return attribution.KeyRead{Clicks: clicks}, err
-	}
-	own := q.CandidateQuery
-	own.AppIDs, own.Since = []uuid.UUID{q.AppID}, q.BusySince
-	clicks, err := s.CandidateClicks(ctx, own)
+	cs, err := s.keyCandidatesFromSegments(ctx, q.OrgID, q.IPKey, since, q.Until)
 	if err != nil {
-		return attribution.KeyRead{}, err
+		return attribution.KeyRead{}, s.err("key clicks", err)
 	}
-	bg, err := s.keyBackground(ctx, q)
-	if err != nil {
-		return attribution.KeyRead{}, err
+	read := readKey(cs, &q)
+	if len(read.Clicks) > 0 {
+		if read.Clicks, err = s.linkWindows(ctx, q.OrgID, read.Clicks); err != nil {
+			return attribution.KeyRead{}, s.err("key clicks", err)
+		}
 	}
-	return attribution.KeyRead{Busy: true, Clicks: clicks, Background: bg}, nil
-}
-
-// keyBackgroundSince is the start of a busy key's background sample: the
-// time of its q.Background-th newest click since q.BusySince, found through
-// the index alone, or q.BusySince when it has fewer. Its arguments are the
-// apps, platforms, key, busy since, until and offset (q.Background - 1),
-// then busy since again.
-const keyBackgroundSince = `coalesce((
-	SELECT occurred_at FROM clicks
-	WHERE app_id IN (?) AND platform IN (?) AND ip_key = ? AND occurred_at >= ? AND occurred_at < ?
-	ORDER BY occurred_at DESC LIMIT 1 OFFSET ?
-), ?)`
-
-// keyBackground reads a busy key's background on SQLite: its newest
-// q.Background clicks of every app since q.BusySince. Only the sample's
-// rows are read: where it starts comes from the index alone. Clicks that
-// share the sample's oldest time are read too, unordered and at most twice
-// the sample in all, and the newest q.Background kept; only more than
-// q.Background + 1 clicks at that one instant could reach the bound and
-// leave a newer click out.
-func (s *Store) keyBackground(ctx context.Context, q attribution.KeyQuery) ([]attribution.Click, error) {
-	if q.Background <= 0 {
-		return nil, nil
-	}
-	apps, platforms := bun.List(q.AppIDs), bun.List(clickPlatforms)
-	busySince, until := q.BusySince.UTC(), q.Until.UTC()
-	rows, err := s.db.NewSelect().TableExpr("clicks AS c").
-		ColumnExpr(keyClickColumns).ColumnExpr("c.org_id").
-		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", apps, platforms, q.IPKey).
-		Where("c.occurred_at < ?", until).
-		Where("c.occurred_at >= "+keyBackgroundSince, apps, platforms, q.IPKey, busySince, until, q.Background-1, busySince).
-		Limit(2 * int64(q.Background)).Rows(ctx)
-	if err != nil {
-		return nil, s.err("key background", err)
-	}
-	out, err := scanOrgClicks(rows, q.OrgID)
-	if err != nil {
-		return nil, s.err("key background", err)
-	}
-	attribution.SortNewestFirst(out)
-	if len(out) > q.Background {
-		out = out[:q.Background]
-	}
-	return out, nil
-}
-
-// countKeyClicks counts the clicks of q.AppIDs on q.IPKey in [q.Since,
-// q.Until), no further than q.Limit. The organization is not in the query,
-// for the reason scanOrgClicks gives; q.AppIDs are the organization's own
-// apps, and an app belongs to one organization, so only its clicks are
-// counted.
-func (s *Store) countKeyClicks(ctx context.Context, q attribution.CandidateQuery) (int, error) {
-	sub := s.db.NewSelect().TableExpr("clicks AS c").ColumnExpr("1").
-		Where("c.app_id IN (?) AND c.platform IN (?) AND c.ip_key = ?", bun.List(q.AppIDs), bun.List(clickPlatforms), q.IPKey).
-		Where("c.occurred_at >= ? AND c.occurred_at < ?", q.Since.UTC(), q.Until.UTC()).
-		Limit(int64(q.Limit))
-	var n int
-	if err := s.db.NewSelect().TableExpr("(?) AS t", sub).ColumnExpr("count(*)").Scan(ctx, &n); err != nil {
-		return 0, s.err("count candidate clicks", err)
-	}
-	return n, nil
+	return read, nil
 }
 
 // keyClicksPGQuery is KeyClicks on PostgreSQL, one prepared statement.

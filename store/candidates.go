@@ -575,7 +575,11 @@ func (x *candidateIndex) markClaimed(org uuid.UUID, ids []uuid.UUID, ips []strin
 func (x *candidateIndex) read(q *attribution.KeyQuery) attribution.KeyRead {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	cs := x.keys[candidateKey{q.OrgID, q.IPKey}]
+	return readKey(x.keys[candidateKey{q.OrgID, q.IPKey}], q)
+}
+
+// readKey answers q from cs, the clicks of its key in time order.
+func readKey(cs []candidate, q *attribution.KeyQuery) attribution.KeyRead {
 	since, until, busySince := q.Since.UnixNano(), q.Until.UnixNano(), q.BusySince.UnixNano()
 	lo := firstAtOrAfter(cs, since)
 	hi := firstAtOrAfter(cs, until)

@@ -3,12 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"github.com/hoplink/hoplink/analytics"
+	"github.com/hoplink/hoplink/attribution"
 )
 
 // The candidate index on SQLite follows click_segments (candidates.go says
@@ -210,4 +212,73 @@ func (x *candidateIndex) appendedSegments(segs []handedSegment) {
 		segmentCandidates(segs[i].clicks, x.from, x.insert)
 	}
 	x.giveUpWhenFull()
+}
+
+// keyCandidates returns the candidates of organization orgID on key in
+// [since, until) in time order, with their claims: from the index when it
+// holds that window, otherwise from the organization's segments and the
+// claims its rows hold. On SQLite a candidate may have no row, so this is
+// what the database holds of a key.
+func (s *Store) keyCandidates(ctx context.Context, orgID uuid.UUID, key string, since, until time.Time) ([]candidate, error) {
+	q := attribution.KeyQuery{CandidateQuery: attribution.CandidateQuery{OrgID: orgID, IPKey: key, Since: since, Until: until}, BusySince: since}
+	// Only an index that a match's key read built answers: started here,
+	// it would hold the clicks of whatever window this read asks for.
+	if s.candidates.isReady() && s.candidates.use(ctx, &q) {
+		return s.candidates.window(orgID, key, since, until), nil
+	}
+	return s.keyCandidatesFromSegments(ctx, orgID, key, since, until)
+}
+
+// isReady reports whether the index is built.
+func (x *candidateIndex) isReady() bool {
+	if x == nil {
+		return false
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.ready
+}
+
+// window returns a copy of the index's clicks of org on key in [since,
+// until).
+func (x *candidateIndex) window(org uuid.UUID, key string, since, until time.Time) []candidate {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	cs := x.keys[candidateKey{org, key}]
+	return slices.Clone(cs[firstAtOrAfter(cs, since.UnixNano()):firstAtOrAfter(cs, until.UnixNano())])
+}
+
+// keyCandidatesFromSegments is keyCandidates read from the database.
+func (s *Store) keyCandidatesFromSegments(ctx context.Context, orgID uuid.UUID, key string, since, until time.Time) ([]candidate, error) {
+	since, until = since.UTC(), until.UTC()
+	rows, err := s.db.NewSelect().TableExpr("click_segments AS cs").Column("cs.data").
+		Where("cs.org_id = ? AND cs.first_at >= ? AND cs.first_at < ? AND cs.last_at >= ?",
+			orgID, since.Add(-maxSegmentSpan), until, since).Rows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := since.UnixNano(), until.UnixNano()
+	var cs []candidate
+	err = scanSegmentData(rows, orgID, func(clicks []analytics.Click) {
+		segmentCandidates(clicks, lo, func(k candidateKey, c candidate) {
+			if k.ip == key && c.at < hi {
+				cs = append(cs, c)
+			}
+		})
+	})
+	if err != nil || len(cs) == 0 {
+		return nil, err
+	}
+	var claimed []uuid.UUID
+	err = s.db.NewSelect().TableExpr("clicks AS c").Column("c.id").
+		Where("c.org_id = ? AND c.occurred_at >= ? AND c.occurred_at < ? AND c.ip_key = ? AND c.claimed_by_install IS NOT NULL",
+			orgID, since.Add(-time.Millisecond), until, key).Scan(ctx, &claimed)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		cs[i].claimed = slices.Contains(claimed, cs[i].id)
+	}
+	slices.SortFunc(cs, func(a, b candidate) int { return a.compare(&b) })
+	return cs, nil
 }

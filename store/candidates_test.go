@@ -14,6 +14,7 @@ import (
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/internal/testkit"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -89,7 +90,7 @@ func (w *candidateWorld) insert(t *testing.T, n int, spread time.Duration) []uui
 		d := linking.ClassifyDevice(ua)
 		at := w.now.Add(-time.Duration(w.r.Int63n(int64(spread)))).Truncate(time.Second).Add(time.Duration(w.seq) * time.Millisecond)
 		clicks = append(clicks, analytics.Click{
-			ID: uuid.Must(uuid.NewV7()), OrgID: l.OrgID, LinkID: l.ID, AppID: l.AppID, Domain: l.Domain, Slug: l.Slug,
+			ID: testkit.IDAt(at), OrgID: l.OrgID, LinkID: l.ID, AppID: l.AppID, Domain: l.Domain, Slug: l.Slug,
 			OccurredAt: at, Source: analytics.SourceRedirect, Platform: string(d.Platform), OS: d.OS,
 			OSVersion: d.OSVersion, DeviceModel: d.Model, Browser: d.Browser, IP: addressIn(key), IPKey: key, UserAgent: ua,
 			AcceptLanguage: "en-US,en;q=0.9",
@@ -195,9 +196,7 @@ func testCandidateIndexAnswersAsTheDatabase(t *testing.T, s *store.Store) {
 	mine, theirs := read.Clicks[0], read.Clicks[1]
 	rec, att := candidateInstall(w, mine)
 	require.NoError(t, w.s.Claim(ctx, rec, att))
-	_, err = w.s.DB().NewUpdate().Table("clicks").Set("claimed_by_install = ?", uuid.Must(uuid.NewV7())).
-		Where("id = ?", theirs.ID).Exec(ctx)
-	require.NoError(t, err)
+	claimElsewhere(t, w.s, w.org, theirs)
 	rec, att = candidateInstall(w, theirs)
 	require.ErrorIs(t, w.s.Claim(ctx, rec, att), attribution.ErrClaimed)
 	w.requireSameAsDatabase(t, "claimed")
@@ -251,6 +250,29 @@ func testCandidateIndexAnswersAsTheDatabase(t *testing.T, s *store.Store) {
 	w.insert(t, 50, time.Hour)
 	require.Eventually(t, func() bool { return w.s.CandidateIndexClicks() < held }, 10*time.Second, 10*time.Millisecond)
 	w.requireSameAsDatabase(t, "old clicks dropped")
+}
+
+// claimElsewhere marks click c of organization org claimed in the database
+// alone, as another process's claim would: on SQLite, where the click may
+// be in its segment alone, by writing its row claimed.
+func claimElsewhere(t *testing.T, s *store.Store, org uuid.UUID, c attribution.Click) {
+	t.Helper()
+	ctx := t.Context()
+	install := uuid.Must(uuid.NewV7())
+	res, err := s.DB().NewUpdate().Table("clicks").Set("claimed_by_install = ?", install).Where("id = ?", c.ID).Exec(ctx)
+	require.NoError(t, err)
+	if n, err := res.RowsAffected(); err == nil && n == 1 {
+		return
+	}
+	require.Equal(t, "sqlite", s.Dialect(), "every candidate has a row on PostgreSQL")
+	row := map[string]any{
+		"id": c.ID, "org_id": org, "link_id": c.LinkID, "app_id": c.AppID, "domain": "", "occurred_at": c.OccurredAt,
+		"source": "redirect", "platform": c.Platform, "os": "", "os_version": c.OSVersion, "device_model": c.DeviceModel,
+		"browser": "", "in_app_browser": "", "ip_key": c.IPKey, "user_agent": c.UserAgent, "accept_language": c.AcceptLanguage,
+		"utm_source": "", "utm_medium": "", "utm_campaign": "", "utm_term": "", "utm_content": "", "claimed_by_install": install,
+	}
+	_, err = s.DB().NewInsert().Model(&row).TableExpr("clicks").Exec(ctx)
+	require.NoError(t, err)
 }
 
 // candidateInstall is a probabilistic install that claims c.

@@ -13,9 +13,11 @@ import (
 	"github.com/hoplink/hoplink/attribution"
 )
 
-// A candidate click (isCandidate) may be without a row of clicks on SQLite,
-// held by its segment alone; the readers of one click by its id find it
-// there (MatchClick, Claim), and a claim writes its row. The segment is
+// A candidate click (isCandidate) is without a row of clicks on SQLite,
+// held by its segment alone, unless needsRow: the readers of one click by
+// its id find it there (MatchClick, Claim), and a claim writes its row; the
+// readers of a key read the candidate index or the segments
+// (candidates_segments.go). The segment is
 // found through the time the click's UUIDv7 id carries: a click's id is
 // made when it is recorded, so its time is the click's own, within
 // clickIDSlack. docs/decisions.md ("Click store") says where this leads.
@@ -31,6 +33,21 @@ func idTime(id uuid.UUID) (time.Time, bool) {
 	}
 	sec, nsec := id.Time().UnixTime()
 	return time.Unix(sec, nsec).UTC(), true
+}
+
+// needsRow reports whether a candidate click keeps a row of clicks on
+// SQLite: one with a tap id, whose unique index refuses a repeated tap, and
+// one that could not be found by its id in the segments.
+func needsRow(c *analytics.Click) bool {
+	if c.TapID != nil {
+		return true
+	}
+	t, ok := idTime(c.ID)
+	if !ok {
+		return true
+	}
+	d := c.OccurredAt.Sub(t)
+	return d > clickIDSlack || d < -clickIDSlack
 }
 
 // segmentClickByID returns click id of organization orgID, read from its

@@ -36,7 +36,7 @@ func TestCandidateWithoutARowIsMatchedAndClaimed(t *testing.T) {
 	desktop := newClick(withApp, now)
 	desktop.Platform, desktop.OS, desktop.DeviceModel = "desktop", "macOS", ""
 	noApp := newClick(plain, now)
-	misdated := newClick(withApp, now.Add(-2*time.Hour))
+	misdated := withRow(newClick(withApp, now.Add(-2*time.Hour)))
 	_, err = s.InsertClicks(ctx, []analytics.Click{phone, desktop, noApp, misdated})
 	require.NoError(t, err)
 	_, err = s.DB().NewDelete().Table("clicks").Where("org_id = ?", o.ID).Exec(ctx)

@@ -225,6 +225,9 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 			}
 		}
 		candidates := make([]analytics.Click, 0, nCandidates)
+		// On SQLite most candidates are in their segments alone
+		// (click_rows.go).
+		rowless := s.Dialect() == "sqlite"
 		others := make([]analytics.Click, 0, nStored)
 		seen := make(map[uuid.UUID]bool, len(clicks))
 		for i := range clicks {
@@ -246,7 +249,7 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 			if n.ID == uuid.Nil {
 				n.ID = uuid.Must(uuid.NewV7())
 			}
-			if isCandidate(&n) {
+			if isCandidate(&n) && (!rowless || needsRow(&n)) {
 				candidates = append(candidates, n)
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hoplink/hoplink/analytics"
 	"github.com/hoplink/hoplink/attribution"
+	"github.com/hoplink/hoplink/errcode"
 	"github.com/hoplink/hoplink/linking"
 	"github.com/hoplink/hoplink/store"
 	"github.com/hoplink/hoplink/store/storetest"
@@ -115,6 +116,11 @@ func TestNarrowClicksMigrationOnAPopulatedDatabase(t *testing.T) {
 			got, err := s.MatchClick(ctx, w.orgID, recent)
 			require.NoError(t, err, when)
 			assert.Equal(t, w.linkA.ID, got.LinkID, when)
+			if s.Dialect() == "sqlite" {
+				// A key's clicks are read from the segments there
+				// (click_rows.go), which this test does not write.
+				return
+			}
 			found, err := s.CandidateClicks(ctx, attribution.CandidateQuery{OrgID: w.orgID, AppIDs: []uuid.UUID{w.appA, w.appB},
 				IPKey: "203.0.113.7", Since: daysAgo(2), Until: purgeNow, Limit: 10})
 			require.NoError(t, err, when)
@@ -167,9 +173,9 @@ func TestPurgeClearsARowWrittenBehindTheMark(t *testing.T) {
 		l := createAppLink(t, s, c, o.ID, "spring")
 		var batch []analytics.Click
 		for i := range 7 {
-			batch = append(batch, newClick(l, daysAgo(9).Add(time.Duration(i)*time.Second)))
+			batch = append(batch, withRow(newClick(l, daysAgo(9).Add(time.Duration(i)*time.Second))))
 		}
-		batch = append(batch, newClick(l, daysAgo(1)))
+		batch = append(batch, withRow(newClick(l, daysAgo(1))))
 		_, err := s.InsertClicks(ctx, batch)
 		require.NoError(t, err)
 		mark := func() time.Time {
@@ -185,11 +191,11 @@ func TestPurgeClearsARowWrittenBehindTheMark(t *testing.T) {
 		assert.EqualValues(t, 7, res.IPsCleared)
 		assert.Equal(t, daysAgo(7), mark(), "moved up to the IP window's start")
 
-		late := newClick(l, daysAgo(20))
+		late := withRow(newClick(l, daysAgo(20)))
 		_, err = s.InsertClicks(ctx, []analytics.Click{late})
 		require.NoError(t, err)
 		assert.Equal(t, daysAgo(20), mark())
-		noKey := newClick(l, daysAgo(30))
+		noKey := withRow(newClick(l, daysAgo(30)))
 		noKey.IP = ""
 		_, err = s.InsertClicks(ctx, []analytics.Click{noKey})
 		require.NoError(t, err)
@@ -224,7 +230,7 @@ func TestConcurrentPurgeAndClaims(t *testing.T) {
 		const n = 200
 		batch := make([]analytics.Click, n)
 		for i := range batch {
-			batch[i] = newClick(l, daysAgo(30).Add(time.Duration(i)*time.Second))
+			batch[i] = withRow(newClick(l, daysAgo(30).Add(time.Duration(i)*time.Second)))
 		}
 		_, err := s.InsertClicks(ctx, batch)
 		require.NoError(t, err)
@@ -287,6 +293,9 @@ func TestADeletedLinksRowsAreNoCandidates(t *testing.T) {
 		}())
 		at := c.next()
 		batch := []analytics.Click{newClick(gone, at), newClick(kept, at.Add(time.Second)), newClick(gone, at.Add(2*time.Second))}
+		// A row on SQLite too; the other click of the link is in its
+		// segment alone there.
+		batch[0] = withRow(batch[0])
 		_, err := s.InsertClicks(ctx, batch)
 		require.NoError(t, err)
 
@@ -297,7 +306,11 @@ func TestADeletedLinksRowsAreNoCandidates(t *testing.T) {
 		require.NoError(t, err)
 		_, err = s.DB().NewDelete().Table("links").Where("id = ?", gone.ID).Exec(ctx)
 		require.NoError(t, err)
-		require.Len(t, clickRows(t, s, "link_id = ?", gone.ID), 2, "the rows stay until the compaction")
+		rows := 2
+		if s.Dialect() == "sqlite" {
+			rows = 1
+		}
+		require.Len(t, clickRows(t, s, "link_id = ?", gone.ID), rows, "the rows stay until the compaction")
 
 		q := attribution.CandidateQuery{OrgID: o.ID, AppIDs: []uuid.UUID{*gone.AppID}, IPKey: "203.0.113.7",
 			Since: at.Add(-time.Hour), Until: at.Add(time.Hour), Limit: 10}
@@ -305,13 +318,15 @@ func TestADeletedLinksRowsAreNoCandidates(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, found, 1)
 		assert.Equal(t, batch[1].ID, found[0].ID, "only the kept link's click")
-		_, err = s.MatchClick(ctx, o.ID, batch[0].ID)
-		assert.Error(t, err, "not by its id either")
+		for _, id := range []uuid.UUID{batch[0].ID, batch[2].ID} {
+			_, err = s.MatchClick(ctx, o.ID, id)
+			assert.ErrorIs(t, err, errcode.ErrNotFound, "not by its id either")
+		}
 
 		n, err := s.CompactDeletedLinks(ctx, 10)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		assert.Empty(t, clickRows(t, s, "link_id = ?", gone.ID), "the compaction deletes the rows")
-		assert.Len(t, clickRows(t, s, "link_id = ?", kept.ID), 1)
+		assert.Len(t, clickRows(t, s, "link_id = ?", kept.ID), rows-1)
 	})
 }

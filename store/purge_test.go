@@ -123,7 +123,7 @@ func TestPurgeAppliesEachPlansRetention(t *testing.T) {
 			byAge[o.ID] = map[int]uuid.UUID{}
 			var batch []analytics.Click
 			for _, d := range clickAges {
-				cl := newClick(l, daysAgo(d))
+				cl := withRow(newClick(l, daysAgo(d)))
 				cl.IP = "100.64.3.4" // carrier-grade NAT: its class is known without the click history
 				batch = append(batch, cl)
 				ages[cl.ID] = d
@@ -253,7 +253,7 @@ func TestPurgeKeepsTheNetworkClass(t *testing.T) {
 		want := map[uuid.UUID]string{}
 		var batch []analytics.Click
 		for ip, class := range ips {
-			cl := newClick(l, daysAgo(30))
+			cl := withRow(newClick(l, daysAgo(30)))
 			cl.IP = ip
 			batch = append(batch, cl)
 			want[cl.ID] = class
@@ -300,7 +300,7 @@ func TestConcurrentPurges(t *testing.T) {
 				if i >= old {
 					at = daysAgo(30).Add(time.Duration(i) * time.Minute)
 				}
-				batch = append(batch, newClick(l, at))
+				batch = append(batch, withRow(newClick(l, at)))
 			}
 			_, err := s.InsertClicks(ctx, batch)
 			require.NoError(t, err)
@@ -342,27 +342,33 @@ func TestConcurrentPurges(t *testing.T) {
 
 // A click older than the IP window keeps its id and link: attribution
 // still finds it by its id (the Android referrer's deterministic path)
-// after its IP is cleared, but no longer by its IP key.
+// after its IP is cleared, but no longer by its IP key. On SQLite, both
+// with its row and in its segment alone.
 func TestAClickWithoutItsIPIsFoundByIDOnly(t *testing.T) {
 	t.Parallel()
 	storetest.EachDB(t, func(t *testing.T, s *store.Store) {
 		ctx, c := t.Context(), newClock()
 		w := newAttrWorld(t, s, c, "acme")
-		_, err := s.DB().NewUpdate().Table("clicks").Set("occurred_at = ?", daysAgo(8)).Where("org_id = ?", w.orgID).Exec(ctx)
+		rowed := withRow(newClick(w.linkA, daysAgo(8)))
+		rowed.IP = "203.0.113.7"
+		alone := newClick(w.linkA, daysAgo(8).Add(time.Second))
+		alone.IP = "203.0.113.7"
+		_, err := s.InsertClicks(ctx, []analytics.Click{rowed, alone})
 		require.NoError(t, err)
-		lowerIPMark(t, s, w.orgID, daysAgo(8))
 		q := attribution.CandidateQuery{OrgID: w.orgID, AppIDs: []uuid.UUID{w.appA}, IPKey: "203.0.113.7",
-			Since: daysAgo(9), Until: purgeNow, Limit: 10}
+			Since: daysAgo(9), Until: daysAgo(7), Limit: 10}
 		before, err := s.CandidateClicks(ctx, q)
 		require.NoError(t, err)
-		require.Len(t, before, 1)
+		require.Len(t, before, 2)
 
 		_, err = newPurger(s, 10).RunOnce(ctx)
 		require.NoError(t, err)
-		got, err := s.MatchClick(ctx, w.orgID, w.clickA)
-		require.NoError(t, err)
-		assert.Equal(t, w.linkA.ID, got.LinkID)
-		assert.Empty(t, got.IPKey)
+		for _, id := range []uuid.UUID{rowed.ID, alone.ID} {
+			got, err := s.MatchClick(ctx, w.orgID, id)
+			require.NoError(t, err)
+			assert.Equal(t, w.linkA.ID, got.LinkID)
+			assert.Empty(t, got.IPKey)
+		}
 		after, err := s.CandidateClicks(ctx, q)
 		require.NoError(t, err)
 		assert.Empty(t, after, "no longer a candidate by IP key")

@@ -1,6 +1,7 @@
 // Command clickcount prints, as one JSON object, how many clicks a Hoplink
 // database stores (those of its click segments), how many of them are also
-// rows of the clicks table (the ones attribution reads), and the sum of its
+// rows of the clicks table (on PostgreSQL those attribution reads; on SQLite
+// taps, claimed clicks and clicks whose ids carry another time), and the sum of its
 // click_counts (the clicks counted toward allowances, stored or not). The redirect load test
 // (bench/redirect-load.sh) uses it after stopping the server, because the
 // sqlite3 shell may not be installed.
