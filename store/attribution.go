@@ -273,32 +273,42 @@ func (s *Store) linkWindows(ctx context.Context, orgID uuid.UUID, clicks []attri
 // KeyClicks implements attribution.Store.
 //
 // The candidate index answers once it is built (candidates.go). Until then,
-// on SQLite, the key's clicks are counted first, through the (app_id,
-// platform, ip_key, occurred_at) index alone and no further than q.Limit,
-// then read by CandidateClicks, not at all when there is none; a busy key's
-// background is read by keyBackground. On PostgreSQL one statement counts,
-// reads and joins the links' windows (keyClicksPGQuery): the planner keeps
-// to that index with the organization and the join in the query, and a
-// round trip costs more than SQLite's call.
+// on PostgreSQL one statement counts, reads and joins the links' windows
+// (keyClicksPGQuery): the planner keeps to the (app_id, platform, ip_key,
+// occurred_at) index with the organization and the join in the query, and
+// a round trip costs more than SQLite's call. On SQLite, where a candidate
+// may have no row, a read while the index's first build runs waits for it
+// (up to candidateBuildWait): the alternative, decoding the organization's
+// segments of the window for every match, would cost a busy server's start
+// far more.
 func (s *Store) KeyClicks(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
 	if len(q.AppIDs) == 0 || q.Limit <= 0 {
 		return attribution.KeyRead{}, nil
 	}
 	if s.candidates != nil && s.candidates.use(ctx, &q) {
-		read := s.candidates.read(&q)
-		if len(read.Clicks) > 0 {
-			clicks, err := s.linkWindows(ctx, q.OrgID, read.Clicks)
-			if err != nil {
-				return attribution.KeyRead{}, s.err("key clicks", err)
-			}
-			read.Clicks = clicks
-		}
-		return read, nil
+		return s.indexKeyClicks(ctx, &q)
 	}
 	if s.db.Dialect().Name() == dialect.PG {
 		return s.keyClicksPG(ctx, q)
 	}
+	if s.candidates.waitFirstBuild(ctx) && s.candidates.use(ctx, &q) {
+		return s.indexKeyClicks(ctx, &q)
+	}
 	return s.keyClicksSQLite(ctx, q)
+}
+
+// indexKeyClicks is KeyClicks answered by the candidate index, which use
+// has just accepted for q.
+func (s *Store) indexKeyClicks(ctx context.Context, q *attribution.KeyQuery) (attribution.KeyRead, error) {
+	read := s.candidates.read(q)
+	if len(read.Clicks) > 0 {
+		clicks, err := s.linkWindows(ctx, q.OrgID, read.Clicks)
+		if err != nil {
+			return attribution.KeyRead{}, s.err("key clicks", err)
+		}
+		read.Clicks = clicks
+	}
+	return read, nil
 }
 
 // keyClicksSQLite is KeyClicks read from a SQLite database, where a
@@ -306,6 +316,7 @@ func (s *Store) KeyClicks(ctx context.Context, q attribution.KeyQuery) (attribut
 // from its organization's segments, answered as the candidate index
 // answers.
 func (s *Store) keyClicksSQLite(ctx context.Context, q attribution.KeyQuery) (attribution.KeyRead, error) {
+	s.segmentKeyReads.Add(1)
 	since := q.Since
 	if q.BusySince.Before(since) {
 		since = q.BusySince

@@ -80,6 +80,9 @@ const (
 	// keeps clicks, and how long clicks may be held before they are
 	// dropped.
 	candidateSlack = time.Hour
+	// candidateBuildWait is how long a key read on SQLite waits for the
+	// index's first build (KeyClicks).
+	candidateBuildWait = 10 * time.Second
 	// candidateBuildNow is the size of a clicks table on PostgreSQL, in
 	// rows, that the first read builds the index for itself.
 	candidateBuildNow = 50_000
@@ -168,10 +171,42 @@ type candidateIndex struct {
 
 	start sync.Once
 	stop  func()
+	// firstBuilt is closed once the first build is in place, or the index
+	// gave up or was closed before it (markFirstBuilt).
+	firstBuilt     chan struct{}
+	firstBuiltOnce sync.Once
 }
 
 func newCandidateIndex(s *Store) *candidateIndex {
-	return &candidateIndex{s: s, pg: s.Dialect() == "pg", keys: map[candidateKey][]candidate{}}
+	return &candidateIndex{s: s, pg: s.Dialect() == "pg", keys: map[candidateKey][]candidate{}, firstBuilt: make(chan struct{})}
+}
+
+// markFirstBuilt releases the reads waiting for the first build.
+func (x *candidateIndex) markFirstBuilt() {
+	x.firstBuiltOnce.Do(func() { close(x.firstBuilt) })
+}
+
+// waitFirstBuild waits, up to candidateBuildWait or ctx's end, for the
+// index's first build when a read started it and it is running, and
+// reports whether it waited for one that ended.
+func (x *candidateIndex) waitFirstBuild(ctx context.Context) bool {
+	if x == nil {
+		return false
+	}
+	select {
+	case <-x.firstBuilt:
+		return false // built before: the index declined the read for another reason
+	default:
+	}
+	t := time.NewTimer(candidateBuildWait)
+	defer t.Stop()
+	select {
+	case <-x.firstBuilt:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
 }
 
 // close stops the index's goroutine, if it started, and waits for it.
@@ -180,6 +215,7 @@ func (x *candidateIndex) close() {
 	if x.stop != nil {
 		x.stop()
 	}
+	x.markFirstBuilt()
 }
 
 // use reports whether the index answers q, having read the rows appended
@@ -336,6 +372,7 @@ func (x *candidateIndex) build(ctx context.Context) error {
 	x.newest = max(x.newest, b.newest)
 	x.builds++
 	x.mu.Unlock()
+	x.markFirstBuilt()
 	return nil
 }
 
@@ -508,6 +545,7 @@ func (x *candidateIndex) insertBatch(b *candidateBatch) {
 func (x *candidateIndex) giveUpWhenFull() {
 	if x.n > candidateIndexMax {
 		x.off, x.ready, x.keys = true, false, nil
+		x.markFirstBuilt()
 	}
 }
 

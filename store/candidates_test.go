@@ -364,3 +364,31 @@ func TestCandidateIndexFollowsTransactionsInAnyOrder(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, slowID, read.Clicks[0].ID, "the slow transaction's click is the key's newest")
 }
+
+// TestFirstKeyReadWaitsForTheIndex checks, on SQLite, that a key read made
+// while the candidate index's first build runs in the background (a table
+// of more segments than a first read builds for itself) waits for it and
+// is answered by it, not by decoding the organization's segments.
+func TestFirstKeyReadWaitsForTheIndex(t *testing.T) {
+	t.Parallel()
+	storetest.SkipUnlessSQLite(t)
+	ctx := t.Context()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "hoplink.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	require.NoError(t, s.Migrate(ctx))
+	w := newCandidateWorld(t, s)
+	for range store.CandidateBuildNowSegments {
+		w.insert(t, 1, 20*time.Hour) // a segment each
+	}
+
+	q := w.query(w.keys[0], w.apps[0])
+	got, err := s.KeyClicks(ctx, q)
+	require.NoError(t, err)
+	require.Zero(t, s.SegmentKeyReads(), "answered by the index")
+	require.Equal(t, 1, s.CandidateIndexBuilds())
+	want, err := s.KeyClicksFromDatabase(ctx, q)
+	require.NoError(t, err)
+	require.NotEmpty(t, want.Clicks)
+	require.Equal(t, normalRead(want), normalRead(got))
+}

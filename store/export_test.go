@@ -171,3 +171,11 @@ func (s *Store) CandidateIndexClicks() int {
 	defer s.candidates.mu.RUnlock()
 	return s.candidates.n
 }
+
+// SegmentKeyReads is how many key reads were answered by decoding
+// segments rather than by the candidate index.
+func (s *Store) SegmentKeyReads() int64 { return s.segmentKeyReads.Load() }
+
+// CandidateBuildNowSegments is the size of click_segments past which the
+// candidate index's first build runs in the background.
+const CandidateBuildNowSegments = candidateBuildNowSegments

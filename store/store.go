@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -46,6 +47,9 @@ type Store struct {
 	// candidates answers attribution's key reads from memory
 	// (candidates.go).
 	candidates *candidateIndex
+	// segmentKeyReads counts the key reads answered by decoding segments
+	// (keyClicksSQLite), for tests.
+	segmentKeyReads atomic.Int64
 }
 
 // Option configures Open.
