@@ -44,10 +44,13 @@ var segmentMagic = [3]byte{'H', 'S', 2}
 // never allocates for a count it cannot have.
 const MaxSegmentClicks = 1 << 16
 
+// segmentStringCount is how many string fields a click has in a segment.
+const segmentStringCount = 21
+
 // segmentStrings lists the string fields of a click in the order a segment
 // writes them.
-func segmentStrings(c *Click) [21]*string {
-	return [21]*string{
+func segmentStrings(c *Click) [segmentStringCount]*string {
+	return [segmentStringCount]*string{
 		&c.Domain, &c.Slug, (*string)(&c.Source), &c.Platform, &c.OS, &c.OSVersion, &c.DeviceModel,
 		&c.Browser, &c.InAppBrowser, &c.Country, &c.Region, &c.City, &c.UserAgent, &c.AcceptLanguage,
 		&c.Referer, &c.UTMSource, &c.UTMMedium, &c.UTMCampaign, &c.UTMTerm, &c.UTMContent, &c.IPClass,
@@ -146,6 +149,27 @@ var ErrBadSegment = errors.New("analytics: not a click segment")
 // whatever data holds: a value that is not a complete segment is
 // ErrBadSegment.
 func DecodeSegment(orgID uuid.UUID, data []byte) ([]Click, error) {
+	return decodeSegment(orgID, data, nil)
+}
+
+// FindInSegment returns the click with id of a segment of organization
+// orgID, and whether it holds one, decoding that click alone: the others'
+// fields are passed over, not materialized, which makes it several times
+// cheaper than DecodeSegment for a lookup by id. It never panics; a value
+// that is not a segment is ErrBadSegment (a damage after the click found
+// may go unnoticed).
+func FindInSegment(orgID uuid.UUID, data []byte, id uuid.UUID) (Click, bool, error) {
+	clicks, err := decodeSegment(orgID, data, &id)
+	if err != nil || len(clicks) == 0 {
+		return Click{}, false, err
+	}
+	return clicks[0], true, nil
+}
+
+// decodeSegment is DecodeSegment, or FindInSegment when want is not nil:
+// then only the click with that id is materialized and returned, and the
+// decoding stops there.
+func decodeSegment(orgID uuid.UUID, data []byte, want *uuid.UUID) ([]Click, error) {
 	d := segmentDecoder{data: data}
 	if len(data) < len(segmentMagic) || [3]byte(data[:3]) != segmentMagic {
 		return nil, fmt.Errorf("%w: wrong magic or version", ErrBadSegment)
@@ -168,12 +192,23 @@ func DecodeSegment(orgID uuid.UUID, data []byte) ([]Click, error) {
 		return nil, d.err
 	}
 
-	clicks := make([]Click, 0, min(n, len(data)/20))
+	capacity := min(n, len(data)/20)
+	if want != nil {
+		capacity = min(n, 1)
+	}
+	clicks := make([]Click, 0, capacity)
 	var ms int64
 	for range n {
 		c := Click{OrgID: orgID}
 		copy(c.ID[:], d.bytes(16))
 		ms += d.varint()
+		if want != nil && c.ID != *want {
+			d.skipClick(len(idList), len(strList))
+			if d.err != nil {
+				return nil, d.err
+			}
+			continue
+		}
 		c.OccurredAt = time.UnixMilli(ms).UTC()
 		ref := func() *uuid.UUID {
 			i := d.count(len(idList))
@@ -204,11 +239,36 @@ func DecodeSegment(orgID uuid.UUID, data []byte) ([]Click, error) {
 		}
 		c.IPKey, c.RefererHost = IPKey(c.IP), RefererHost(c.Referer)
 		clicks = append(clicks, c)
+		if want != nil {
+			return clicks, nil
+		}
+	}
+	if want != nil {
+		return nil, nil
 	}
 	if d.pos != len(data) {
 		return nil, fmt.Errorf("%w: %d bytes after the last click", ErrBadSegment, len(data)-d.pos)
 	}
 	return clicks, nil
+}
+
+// skipClick reads past the fields of a click after its time, checking them
+// as decodeSegment does, for a segment of ids uuids and strs strings
+// (entry 0 included).
+func (d *segmentDecoder) skipClick(ids, strs int) {
+	for range 3 { // link, app, tap
+		d.count(ids)
+	}
+	switch size := d.count(16); size {
+	case 0:
+	case 4, 16:
+		d.bytes(size)
+	default:
+		d.fail("an IP of %d bytes", size)
+	}
+	for range segmentStringCount {
+		d.count(strs - 1)
+	}
 }
 
 // pad returns b, or a zero slice of n bytes when a failed read left b

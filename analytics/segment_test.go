@@ -127,7 +127,15 @@ func FuzzDecodeSegment(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		clicks, err := analytics.DecodeSegment(org, data)
 		if err != nil {
+			// A lookup by id never panics either.
+			_, _, _ = analytics.FindInSegment(org, data, uuid.UUID{})
 			return
+		}
+		for i := range clicks {
+			got, ok, err := analytics.FindInSegment(org, data, clicks[i].ID)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, firstWithID(clicks, clicks[i].ID), got)
 		}
 		again, err := analytics.EncodeSegment(nil, clicks)
 		require.NoError(t, err, "what decodes encodes again")
@@ -135,6 +143,42 @@ func FuzzDecodeSegment(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, clicks, back)
 	})
+}
+
+// firstWithID is the first of clicks with id.
+func firstWithID(clicks []analytics.Click, id uuid.UUID) analytics.Click {
+	for _, c := range clicks {
+		if c.ID == id {
+			return c
+		}
+	}
+	return analytics.Click{}
+}
+
+// FindInSegment returns each click of a segment as DecodeSegment decodes
+// it, reports an id the segment does not hold, and refuses what is not a
+// segment as DecodeSegment does.
+func TestFindInSegment(t *testing.T) {
+	t.Parallel()
+	org := uuid.New()
+	batch := segmentBatch(org, 40)
+	data, err := analytics.EncodeSegment(nil, batch)
+	require.NoError(t, err)
+	clicks, err := analytics.DecodeSegment(org, data)
+	require.NoError(t, err)
+	for _, c := range clicks {
+		got, ok, err := analytics.FindInSegment(org, data, c.ID)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, c, got)
+	}
+	_, ok, err := analytics.FindInSegment(org, data, uuid.New())
+	require.NoError(t, err)
+	assert.False(t, ok, "an id the segment does not hold")
+	_, _, err = analytics.FindInSegment(org, data[:len(data)/2], uuid.New())
+	assert.ErrorIs(t, err, analytics.ErrBadSegment, "a truncated segment")
+	_, _, err = analytics.FindInSegment(org, []byte("not a segment"), clicks[0].ID)
+	assert.ErrorIs(t, err, analytics.ErrBadSegment)
 }
 
 // BenchmarkSegment encodes and decodes a batch of 500 mixed-visitor clicks

@@ -70,17 +70,15 @@ func (s *Store) segmentClickByID(ctx context.Context, db bun.IDB, orgID, id uuid
 		return nil, err
 	}
 	for i := range rows {
-		clicks, err := analytics.DecodeSegment(rows[i].OrgID, rows[i].Data)
+		c, ok, err := analytics.FindInSegment(rows[i].OrgID, rows[i].Data, id)
 		if err != nil {
 			return nil, err
 		}
-		for j := range clicks {
-			if c := &clicks[j]; c.ID == id {
-				if !isCandidate(c) {
-					return nil, nil
-				}
-				return c, nil
+		if ok {
+			if !isCandidate(&c) {
+				return nil, nil
 			}
+			return &c, nil
 		}
 	}
 	return nil, nil
