@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect"
 
 	"github.com/hoplink/hoplink/attribution"
 )
@@ -54,9 +53,8 @@ import (
 // read, so a match sees every click committed before it began, as the
 // database would show it. On SQLite the segments the process's own click
 // writer commits are handed to it directly (appendedSegments), not read
-// back. Clicks of a link
-// deleted since they were read stay until they are a day old: the matcher
-// drops them as candidates (KeyClicks reads the links' windows), and they
+// back. Clicks of a link deleted since they were read stay until they are
+// a day old: the matcher drops them as candidates (KeyClicks reads the links' windows), and they
 // still count among the devices behind the address. A claim made by this
 // process marks its clicks at once; one made by another process (two
 // servers on one file, or another replica) is seen when this process's
@@ -66,7 +64,8 @@ import (
 // The index holds the clicks of links with an app (only those are
 // candidates), from an hour before the latest read's window (the window of
 // a server's start, at first; evict); KeyClicks of an older window, and
-// any read while the index is being built, go to the database. Its memory
+// any read while the index is being built again, go to the database (on
+// SQLite a read waits for the first build: KeyClicks). Its memory
 // is about 160 bytes a click plus the distinct user agents; past
 // candidateIndexMax clicks it gives up and the database answers every
 // read.
@@ -383,9 +382,9 @@ type candidateBuild struct {
 	newest int64
 }
 
-// read adds the candidates of every organization with an app, of its rows
-// where holds (with the organization as the first argument), stopping once
-// it has more than candidateIndexMax.
+// read adds, on PostgreSQL, the candidates of every organization with an
+// app, of its rows where holds (with the organization as the first
+// argument), stopping once it has more than candidateIndexMax.
 func (b *candidateBuild) read(ctx context.Context, db bun.IDB, where string, args ...any) error {
 	var orgs []uuid.UUID
 	if err := db.NewSelect().Table("apps").ColumnExpr("DISTINCT org_id").Scan(ctx, &orgs); err != nil {
@@ -393,11 +392,11 @@ func (b *candidateBuild) read(ctx context.Context, db bun.IDB, where string, arg
 	}
 	for _, org := range orgs {
 		rows, err := db.NewSelect().TableExpr("clicks AS c").ColumnExpr(keyClickColumns).ColumnExpr("c.org_id").
-			ColumnExpr(rowidColumn(db)).Where(where, append([]any{org}, args...)...).Rows(ctx)
+			Where(where, append([]any{org}, args...)...).Rows(ctx)
 		if err != nil {
 			return err
 		}
-		err = scanCandidates(rows, nil, func(k candidateKey, c candidate, _ int64, ok bool) {
+		err = scanCandidates(rows, nil, func(k candidateKey, c candidate, ok bool) {
 			if ok {
 				b.keys[k] = append(b.keys[k], c)
 				b.n++
@@ -409,15 +408,6 @@ func (b *candidateBuild) read(ctx context.Context, db bun.IDB, where string, arg
 		}
 	}
 	return nil
-}
-
-// rowidColumn is the rowid of a row of clicks AS c on SQLite, where the
-// index follows rows by it, and 0 on PostgreSQL.
-func rowidColumn(db bun.IDB) string {
-	if db.Dialect().Name() == dialect.PG {
-		return "0"
-	}
-	return "c.rowid"
 }
 
 // parseSnapshot returns the xmax and the in-progress list of a PostgreSQL
@@ -464,7 +454,7 @@ func (x *candidateIndex) tail(ctx context.Context) error {
 // at or after its xmax ($1) or in progress then ($2). The transactions the
 // new snapshot shows are then read for good; those it lists in progress
 // are the next read's.
-const candidateTailPG = `SELECT s.snap, ` + keyClickColumns + `, c.org_id, 0
+const candidateTailPG = `SELECT s.snap, ` + keyClickColumns + `, c.org_id
 FROM (SELECT pg_current_snapshot()::text AS snap) AS s
 LEFT JOIN LATERAL (
 	SELECT * FROM clicks WHERE txid >= $1::xid8 OR txid = ANY($2::xid8[])
@@ -485,7 +475,7 @@ func (x *candidateIndex) tailPG(ctx context.Context, from int64) error {
 		snap  sql.NullString
 		batch candidateBatch
 	)
-	err = scanCandidates(rows, []any{&snap}, func(k candidateKey, c candidate, _ int64, ok bool) {
+	err = scanCandidates(rows, []any{&snap}, func(k candidateKey, c candidate, ok bool) {
 		if ok && c.at >= from {
 			batch.add(k, c)
 		}
@@ -663,19 +653,18 @@ func firstAtOrAfter(cs []candidate, at int64) int {
 	return i
 }
 
-// scanCandidates scans rows of pre, keyClickColumns, c.org_id and the
-// rowid, calling add with each and closing rows; ok is false for a row that
-// is not a candidate (no app, or a platform the matcher does not read). A
-// row without a click (PostgreSQL's tail, which always returns one row) is
-// skipped.
-func scanCandidates(rows *sql.Rows, pre []any, add func(k candidateKey, c candidate, rowid int64, ok bool)) error {
+// scanCandidates scans rows of pre, keyClickColumns and c.org_id (rows of
+// clicks on PostgreSQL), calling add with each and closing rows; ok is
+// false for a row that is not a candidate (no app, or a platform the
+// matcher does not read). A row without a click (the tail's, which always
+// returns one row) is skipped.
+func scanCandidates(rows *sql.Rows, pre []any, add func(k candidateKey, c candidate, ok bool)) error {
 	defer rows.Close()
 	var (
-		sc    keyClickScan
-		org   uuid.NullUUID
-		rowid sql.NullInt64
+		sc  keyClickScan
+		org uuid.NullUUID
 	)
-	dest := append(append(pre, sc.dest()...), &org, &rowid)
+	dest := append(append(pre, sc.dest()...), &org)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
@@ -690,7 +679,7 @@ func scanCandidates(rows *sql.Rows, pre []any, add func(k candidateKey, c candid
 		c, ok := candidateOf(sc.id.UUID, sc.linkID.UUID, app, sc.at.Time, sc.platform.String,
 			sc.osVersion.String, sc.model.String, sc.agent.String, sc.language.String)
 		c.claimed = sc.claimed.Bool
-		add(candidateKey{org.UUID, sc.ipKey.String}, c, rowid.Int64, ok)
+		add(candidateKey{org.UUID, sc.ipKey.String}, c, ok)
 	}
 	return rows.Err()
 }
