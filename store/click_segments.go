@@ -20,7 +20,8 @@ import (
 // holds at most analytics.MaxSegmentClicks clicks and spans at most
 // maxSegmentSpan, so that the segments holding the clicks from an instant
 // on are those that start at most one span before it (click_scan.go). The
-// clicks that attribution reads are also rows of clicks (isCandidate).
+// clicks that attribution reads are also rows of clicks (isCandidate) on
+// PostgreSQL; on SQLite only some are (needsRow, click_rows.go).
 
 // maxSegmentSpan is the longest time between the first and the last click
 // of one segment.
@@ -47,7 +48,7 @@ type segmentRow struct {
 }
 
 // isCandidate reports whether attribution reads c, so that it is also kept
-// as a row of clicks: a click of a link with an app on iOS or Android (the
+// as a row of clicks (on SQLite, when it needsRow): a click of a link with an app on iOS or Android (the
 // only platforms an install can come from), or an SDK resolve or any click
 // with a tap id, whose unique index must refuse a repeated tap. A desktop
 // click of an app's link is no longer a row: the matcher's busy-key count

@@ -104,9 +104,11 @@ type periodKey struct {
 // organizations and the owners of its links, drops the clicks whose
 // organization or link is gone (or whose link belongs to another
 // organization), and stores the rest that are not CountOnly: the clicks
-// attribution reads (isCandidate) as rows of clicks first, in one
-// statement with ON CONFLICT DO NOTHING (the unique (org_id, tap_id) index
-// skips a repeated tap; on SQLite the rows go through clicks_sqlite.go),
+// attribution reads (isCandidate; on SQLite only those that needsRow, the
+// others being in their segments alone, click_rows.go) as rows of clicks
+// first, in one statement with ON CONFLICT DO NOTHING (the unique (org_id,
+// tap_id) index skips a repeated tap; on SQLite the rows go through
+// clicks_sqlite.go),
 // lowering their organizations' IP marks to the oldest inserted row that
 // carries an IP key (lowerIPMarks), then every stored click, those rows that were inserted and all the
 // others, per organization as segments (click_segments.go), so that a
