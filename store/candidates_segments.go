@@ -251,9 +251,7 @@ func (x *candidateIndex) window(org uuid.UUID, key string, since, until time.Tim
 // keyCandidatesFromSegments is keyCandidates read from the database.
 func (s *Store) keyCandidatesFromSegments(ctx context.Context, orgID uuid.UUID, key string, since, until time.Time) ([]candidate, error) {
 	since, until = since.UTC(), until.UTC()
-	rows, err := s.db.NewSelect().TableExpr("click_segments AS cs").Column("cs.data").
-		Where("cs.org_id = ? AND cs.first_at >= ? AND cs.first_at < ? AND cs.last_at >= ?",
-			orgID, since.Add(-maxSegmentSpan), until, since).Rows(ctx)
+	rows, err := whereHolding(s.db.NewSelect().TableExpr("click_segments AS cs").Column("cs.data"), orgID, since, until).Rows(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -58,13 +58,10 @@ func (s *Store) segmentClickByID(ctx context.Context, db bun.IDB, orgID, id uuid
 	if !ok {
 		return nil, nil
 	}
-	// A segment spans at most maxSegmentSpan: those that may hold an
-	// instant start no earlier than a span before it.
-	lo, hi := t.Add(-clickIDSlack), t.Add(clickIDSlack)
+	// The click is within clickIDSlack of t, both ends included; segment
+	// times are milliseconds.
 	var rows []segmentRow
-	err := db.NewSelect().Model(&rows).
-		Where("cs.org_id = ? AND cs.first_at >= ? AND cs.first_at <= ? AND cs.last_at >= ?",
-			orgID, lo.Add(-maxSegmentSpan), hi, lo).
+	err := whereHolding(db.NewSelect().Model(&rows), orgID, t.Add(-clickIDSlack), t.Add(clickIDSlack+time.Millisecond)).
 		Scan(ctx)
 	if err != nil {
 		return nil, err

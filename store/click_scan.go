@@ -90,10 +90,8 @@ func (s *Store) scanClicksAfter(ctx context.Context, orgID uuid.UUID, w analytic
 		}
 		page = page[:0]
 		pos = 0
-		q := s.db.NewSelect().Model((*segmentRow)(nil)).Column("cs.id", "cs.first_at", "cs.last_at").
-			ColumnExpr("length(cs.data) AS size").
-			Where("cs.org_id = ?", orgID).Where("cs.first_at >= ?", start.Add(-maxSegmentSpan)).
-			Where("cs.first_at < ?", to).Where("cs.last_at >= ?", start)
+		q := whereHolding(s.db.NewSelect().Model((*segmentRow)(nil)).Column("cs.id", "cs.first_at", "cs.last_at").
+			ColumnExpr("length(cs.data) AS size"), orgID, start, to)
 		if last != nil {
 			q.Where("(cs.first_at > ? OR (cs.first_at = ? AND cs.id > ?))", last.FirstAt, last.FirstAt, last.ID)
 		}

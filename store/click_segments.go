@@ -162,6 +162,15 @@ func (s *Store) insertSegments(ctx context.Context, tx bun.Tx, rows []segmentRow
 	return nil, err
 }
 
+// whereHolding limits q, a select of click_segments AS cs, to organization
+// orgID's segments that may hold clicks in [from, to): a segment spans at
+// most maxSegmentSpan, so those began at most one span before from, and
+// they end at or after it.
+func whereHolding(q *bun.SelectQuery, orgID uuid.UUID, from, to time.Time) *bun.SelectQuery {
+	return q.Where("cs.org_id = ?", orgID).Where("cs.first_at >= ?", from.UTC().Add(-maxSegmentSpan)).
+		Where("cs.first_at < ?", to.UTC()).Where("cs.last_at >= ?", from.UTC())
+}
+
 // decodeSegment returns the clicks of r in (occurred_at, id) order.
 func decodeSegment(r *segmentRow) ([]analytics.Click, error) {
 	clicks, err := analytics.DecodeSegment(r.OrgID, r.Data)
