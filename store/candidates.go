@@ -382,12 +382,27 @@ type candidateBuild struct {
 	newest int64
 }
 
+// add puts c under k in the build's index.
+func (b *candidateBuild) add(k candidateKey, c candidate) {
+	b.keys[k] = append(b.keys[k], c)
+	b.n++
+	b.newest = max(b.newest, c.at)
+}
+
+// orgsWithApps lists the organizations that have an app: only their
+// clicks can be candidates.
+func orgsWithApps(ctx context.Context, db bun.IDB) ([]uuid.UUID, error) {
+	var orgs []uuid.UUID
+	err := db.NewSelect().Table("apps").ColumnExpr("DISTINCT org_id").Scan(ctx, &orgs)
+	return orgs, err
+}
+
 // read adds, on PostgreSQL, the candidates of every organization with an
 // app, of its rows where holds (with the organization as the first
 // argument), stopping once it has more than candidateIndexMax.
 func (b *candidateBuild) read(ctx context.Context, db bun.IDB, where string, args ...any) error {
-	var orgs []uuid.UUID
-	if err := db.NewSelect().Table("apps").ColumnExpr("DISTINCT org_id").Scan(ctx, &orgs); err != nil {
+	orgs, err := orgsWithApps(ctx, db)
+	if err != nil {
 		return err
 	}
 	for _, org := range orgs {
@@ -398,9 +413,7 @@ func (b *candidateBuild) read(ctx context.Context, db bun.IDB, where string, arg
 		}
 		err = scanCandidates(rows, nil, func(k candidateKey, c candidate, ok bool) {
 			if ok {
-				b.keys[k] = append(b.keys[k], c)
-				b.n++
-				b.newest = max(b.newest, c.at)
+				b.add(k, c)
 			}
 		})
 		if err != nil || b.n > candidateIndexMax {

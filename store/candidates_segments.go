@@ -49,23 +49,18 @@ func segmentCandidates(clicks []analytics.Click, from int64, add func(candidateK
 // a row says are claimed, stopping once it has more than
 // candidateIndexMax.
 func (b *candidateBuild) readSegments(ctx context.Context, db bun.IDB, from int64, last int64) error {
-	var orgs []uuid.UUID
-	if err := db.NewSelect().Table("apps").ColumnExpr("DISTINCT org_id").Scan(ctx, &orgs); err != nil {
+	orgs, err := orgsWithApps(ctx, db)
+	if err != nil {
 		return err
 	}
 	fromTime := time.Unix(0, from).UTC()
-	add := func(k candidateKey, c candidate) {
-		b.keys[k] = append(b.keys[k], c)
-		b.n++
-		b.newest = max(b.newest, c.at)
-	}
 	for _, org := range orgs {
 		rows, err := db.NewSelect().TableExpr("click_segments AS cs").Column("cs.data").
 			Where("cs.org_id = ? AND cs.last_at >= ? AND cs.rowid <= ?", org, fromTime, last).Rows(ctx)
 		if err != nil {
 			return err
 		}
-		err = scanSegmentData(rows, org, func(clicks []analytics.Click) { segmentCandidates(clicks, from, add) })
+		err = scanSegmentData(rows, org, func(clicks []analytics.Click) { segmentCandidates(clicks, from, b.add) })
 		if err != nil {
 			return err
 		}
