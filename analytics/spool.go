@@ -74,7 +74,6 @@ type spool struct {
 	// (mapChunk), its first activeBytes bytes the records; without it,
 	// each record is one write to active.
 	mapped []byte
-	buf    []byte
 	closed bool
 	// ready are the immutable chunks not yet written, oldest first.
 	ready []int64
@@ -292,6 +291,20 @@ func (s *spool) closeActive() {
 // and the error when the write fails; the chunk is then rotated, so that
 // a partly written record is the last of its chunk.
 func (s *spool) append(c *Click, force bool) (bool, error) {
+	// The record is encoded before s.mu is taken: every redirect takes
+	// it, and a holder the system deschedules stalls them all, so it is
+	// held for the copy alone.
+	bp := recordBufs.Get().(*[]byte)
+	defer recordBufs.Put(bp)
+	buf := appendRecord((*bp)[:0], c)
+	if len(buf) > recordHeader+maxRecord {
+		// Normalized, every text field is bounded and the record fits.
+		c.Normalize()
+		buf = appendRecord(buf[:0], c)
+	}
+	*bp = buf
+	n := int64(len(buf))
+
 	// A chunk rotated here is finished once s.mu is released.
 	var done []retiredChunk
 	s.mu.Lock()
@@ -304,13 +317,6 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 	if s.closed {
 		return false, errors.New("analytics: the click spool is closed")
 	}
-	s.buf = appendRecord(s.buf[:0], c)
-	if len(s.buf) > recordHeader+maxRecord {
-		// Normalized, every text field is bounded and the record fits.
-		c.Normalize()
-		s.buf = appendRecord(s.buf[:0], c)
-	}
-	n := int64(len(s.buf))
 	if !force && s.size.Load()+n > s.maxBytes {
 		return false, nil
 	}
@@ -325,8 +331,8 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 		}
 	}
 	if s.mapped != nil {
-		copy(s.mapped[s.activeBytes:], s.buf)
-	} else if _, err := s.active.Write(s.buf); err != nil {
+		copy(s.mapped[s.activeBytes:], buf)
+	} else if _, err := s.active.Write(buf); err != nil {
 		s.activeBytes = maxChunkBytes // a torn tail: rotate before the next append
 		s.records++
 		old, _ := s.rotateLocked()
@@ -345,6 +351,10 @@ func (s *spool) append(c *Click, force bool) (bool, error) {
 	}
 	return true, nil
 }
+
+// recordBufs are the buffers records are encoded into before append
+// takes the spool's mutex.
+var recordBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // rotate makes the active chunk immutable and queues it, unless it is
 // empty.
