@@ -193,6 +193,10 @@ type Recorder struct {
 	// a chunk up to it that is still waiting (its deletion failed) is
 	// written alone, and refused by the store.
 	committed int64
+	// batchBuf and readBuf are the writer's, reused from batch to batch
+	// (writeChunks): the clicks of a batch and the bytes of a chunk.
+	batchBuf []Click
+	readBuf  []byte
 }
 
 // overflowKey groups overflowing clicks by organization and minute. The

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -448,11 +449,29 @@ func (s *spool) waiting(n int) []int64 {
 // read returns the clicks of chunk seq, the size of its file, and how many
 // bytes at its end were dropped as a torn record.
 func (s *spool) read(seq int64) (clicks []Click, size int64, torn int, err error) {
-	b, err := os.ReadFile(filepath.Join(s.dir, chunkName(seq)))
+	var buf []byte
+	return s.readInto(seq, &buf, nil)
+}
+
+// readInto is read with the chunk's bytes read into *buf, grown when too
+// small, and its clicks appended to dst: the writer reuses both from batch
+// to batch rather than allocating a chunk's size twice over for each.
+func (s *spool) readInto(seq int64, buf *[]byte, dst []Click) (clicks []Click, size int64, torn int, err error) {
+	f, err := os.Open(filepath.Join(s.dir, chunkName(seq)))
 	if err != nil {
-		return nil, 0, 0, fmt.Errorf("analytics: reading a click spool chunk: %w", err)
+		return dst, 0, 0, fmt.Errorf("analytics: reading a click spool chunk: %w", err)
 	}
-	clicks, torn, _ = decodeRecords(b)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return dst, 0, 0, fmt.Errorf("analytics: reading a click spool chunk: %w", err)
+	}
+	b := slices.Grow((*buf)[:0], int(info.Size()))[:info.Size()]
+	*buf = b
+	if _, err := io.ReadFull(f, b); err != nil {
+		return dst, 0, 0, fmt.Errorf("analytics: reading a click spool chunk: %w", err)
+	}
+	clicks, torn, _ = decodeRecords(dst, b)
 	return clicks, int64(len(b)), torn, nil
 }
 

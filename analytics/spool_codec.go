@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -99,10 +100,12 @@ func (c *Click) texts() [24]*string {
 	}
 }
 
-// decodeRecords decodes the records of a chunk. It returns the clicks of
-// the whole records before the first that is not (errTorn, with the bytes
-// left), or the clicks of all.
-func decodeRecords(b []byte) (clicks []Click, rest int, err error) {
+// decodeRecords decodes the records of a chunk, appending their clicks to
+// dst. It returns the clicks of the whole records before the first that is
+// not (errTorn, with the bytes left), or the clicks of all.
+func decodeRecords(dst []Click, b []byte) (clicks []Click, rest int, err error) {
+	clicks = dst
+	grown := false
 	for len(b) > 0 {
 		if zeros(b) {
 			// The unused end of a mapped chunk whose process died.
@@ -124,8 +127,8 @@ func decodeRecords(b []byte) (clicks []Click, rest int, err error) {
 		if !ok {
 			return clicks, len(b), errTorn
 		}
-		if clicks == nil {
-			clicks = make([]Click, 0, countRecords(b))
+		if !grown {
+			clicks, grown = slices.Grow(clicks, countRecords(b)), true
 		}
 		clicks = append(clicks, c)
 		b = b[recordHeader+int(n):]

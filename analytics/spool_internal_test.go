@@ -26,7 +26,7 @@ func FuzzDecodeSpoolRecords(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		clicks, rest, err := decodeRecords(b)
+		clicks, rest, err := decodeRecords(nil, b)
 		if (err == nil) != (rest == 0) {
 			t.Fatalf("err %v with %d bytes left", err, rest)
 		}
@@ -34,7 +34,7 @@ func FuzzDecodeSpoolRecords(f *testing.F) {
 		for i := range clicks {
 			again = appendRecord(again, &clicks[i])
 		}
-		back, rest, err := decodeRecords(again)
+		back, rest, err := decodeRecords(nil, again)
 		if err != nil || rest != 0 || !reflect.DeepEqual(back, clicks) {
 			t.Fatalf("the clicks decoded do not survive a round trip: %v", err)
 		}

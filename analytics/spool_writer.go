@@ -195,26 +195,29 @@ func (r *Recorder) merge() []int64 {
 // number is the last one's, and deletes them once committed.
 func (r *Recorder) writeChunks(ctx context.Context, seqs []int64) error {
 	sizes := make([]int64, len(seqs))
-	chunks := make([][]Click, len(seqs))
-	n := 0
+	// The chunks' clicks are decoded into one slice, kept with the buffer
+	// the chunks are read into from batch to batch: made for each batch,
+	// they were the writer's largest allocations.
+	batch := r.batchBuf[:0]
+	defer func() {
+		clear(batch)
+		if cap(batch) <= maxMergedClicks {
+			r.batchBuf = batch[:0]
+		}
+		if cap(r.readBuf) > 4*maxChunkBytes {
+			r.readBuf = nil
+		}
+	}()
 	for i, seq := range seqs {
-		clicks, size, torn, err := r.spool.read(seq)
+		var torn int
+		var err error
+		batch, sizes[i], torn, err = r.spool.readInto(seq, &r.readBuf, batch)
 		if err != nil {
 			return err
 		}
 		if torn > 0 {
 			// Only a machine that stopped mid-write leaves one.
 			r.log.Warn("a click spool chunk ends with a torn record, which is dropped", "chunk", seq, "bytes", torn)
-		}
-		chunks[i], sizes[i], n = clicks, size, n+len(clicks)
-	}
-	// The chunks' clicks are joined into a slice made once at its size,
-	// rather than grown by append chunk after chunk.
-	batch := chunks[0]
-	if len(chunks) > 1 {
-		batch = make([]Click, 0, n)
-		for _, clicks := range chunks {
-			batch = append(batch, clicks...)
 		}
 	}
 	last := seqs[len(seqs)-1]

@@ -56,7 +56,8 @@ type BatchStore interface {
 	// number committed. When the mark is b.Seq or more already, it writes
 	// nothing, counts nothing and returns an error wrapping
 	// ErrBatchCommitted: a batch replayed after a crash is stored once. An
-	// empty b.Spool records no mark.
+	// empty b.Spool records no mark. b.Clicks is the caller's, reused once
+	// the call returns: an implementation keeps no reference to it.
 	InsertClickBatch(ctx context.Context, b Batch) (inserted int, err error)
 	// SpoolMark returns the mark of the spool id, 0 when it has none.
 	SpoolMark(ctx context.Context, spool string) (int64, error)
