@@ -217,19 +217,19 @@ func (s *Store) insertClicks(ctx context.Context, clicks []analytics.Click) (int
 		// thousands of clicks was copied several times over (a click is
 		// hundreds of bytes), which the allocation profile of the writer
 		// showed. others has room for the candidates that stored adds.
+		// On SQLite most candidates are in their segments alone
+		// (click_rows.go), and only those that need a row are counted.
+		rowless := s.Dialect() == "sqlite"
 		nStored, nCandidates := 0, 0
 		for i := range clicks {
-			if !clicks[i].CountOnly {
+			if c := &clicks[i]; !c.CountOnly {
 				nStored++
-				if isCandidate(&clicks[i]) {
+				if isCandidate(c) && (!rowless || needsRow(c)) {
 					nCandidates++
 				}
 			}
 		}
 		candidates := make([]analytics.Click, 0, nCandidates)
-		// On SQLite most candidates are in their segments alone
-		// (click_rows.go).
-		rowless := s.Dialect() == "sqlite"
 		others := make([]analytics.Click, 0, nStored)
 		seen := make(map[uuid.UUID]bool, len(clicks))
 		for i := range clicks {
