@@ -276,8 +276,10 @@ func scopeList(scopes []auth.Scope) string {
 }
 
 // Run starts an application built from opts, waits for SIGINT or SIGTERM and
-// stops it gracefully.
+// stops it gracefully. It sets the garbage collector for a long-running
+// server first (tuneGC).
 func Run(opts fx.Option) error {
+	tuneGC(os.Getenv, machineMemory)
 	a := fx.New(opts, fx.StopTimeout(30*time.Second))
 	if err := a.Err(); err != nil {
 		// The error a constructor returned, without the dependency
