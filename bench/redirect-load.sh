@@ -6,7 +6,8 @@
 # of both servers' requests per second, p50 and p99 and their ratios, and
 # the CPU time each server process used per request it answered (a figure
 # that depends less on what else the machine runs), then stops serve with SIGTERM and compares the clicks written to the database
-# with the redirects the clients received.
+# with the redirects the clients received, and, serving again on that
+# database, with the totals the analytics API reports.
 #
 #   bash bench/redirect-load.sh
 #
@@ -108,6 +109,9 @@ wait_http() {
 }
 
 db="$tmp/hoplink.db"
+# The analytics window read back after the run: from the hour before this
+# one to the hour after the next, which holds every click of the run.
+window_from=$(date -u -d '-1 hour' +%Y-%m-%dT%H:00:00Z)
 # The scale plan's allowance (10 million clicks a month) is far above what
 # one run sends, so that every click is stored rather than only counted.
 "$tmp/hoplink" org create --db "$db" --name Bench --plan "$PLAN" --json >"$tmp/org.json"
@@ -261,6 +265,23 @@ hoplink_pid=
 [ "$serve_status" = 0 ] || { cat "$tmp/serve.log" >&2; die "hoplink serve exited with status $serve_status"; }
 "$tmp/clickcount" -db "$db" >"$tmp/clicks.json"
 
+# The same clicks as a user reads them: serve again on the database and ask
+# the analytics API for the totals of a window around the run, the clicks
+# stored and those counted but not stored.
+log "restarting hoplink serve to read the clicks back through the analytics API"
+"$tmp/hoplink" serve --db "$db" --addr "127.0.0.1:$HOPLINK_PORT" --no-bootstrap >"$tmp/serve-after.log" 2>&1 &
+hoplink_pid=$!
+wait_http "http://127.0.0.1:$HOPLINK_PORT/healthz"
+window_to=$(date -u -d '+2 hour' +%Y-%m-%dT%H:00:00Z)
+curl -fsS --max-time 30 -H "Host: localhost" -H "Authorization: Bearer $key" -o "$tmp/analytics.json" \
+  "http://127.0.0.1:$HOPLINK_PORT/v1/analytics/timeseries?interval=hour&from=$window_from&to=$window_to" ||
+  die "the analytics API did not answer after the restart"
+kill -TERM "$hoplink_pid"; wait "$hoplink_pid" 2>/dev/null || true; hoplink_pid=
+totals=$(grep -o '"total":{[^}]*}' "$tmp/analytics.json" || true)
+api_stored=$(printf '%s' "$totals" | sed -n 's/.*"clicks":\([0-9]*\).*/\1/p')
+api_unstored=$(printf '%s' "$totals" | sed -n 's/.*"unstored_clicks":\([0-9]*\).*/\1/p')
+[ -n "$api_stored" ] && [ -n "$api_unstored" ] || die "no totals in the analytics answer: $(cat "$tmp/analytics.json")"
+
 for name in minimal-warmup minimal hoplink-warmup hoplink; do
   [ -n "$(field "$name" requests)" ] || { cat "$tmp/$name.txt" >&2; die "no figures from the $name run"; }
   [ "$(field "$name" status_errors)" = 0 ] || { cat "$tmp/$name.txt" >&2; die "the $name run saw answers other than 2xx or 3xx"; }
@@ -327,9 +348,9 @@ slack=$((2 * CONNECTIONS))
 echo
 echo "## Clicks"
 echo
-echo "| redirects the clients received | stored clicks (segments) | of them rows of clicks | counted in click_counts | counted - received | stored / counted |"
-echo "|---|---|---|---|---|---|"
-echo "| $seen | $rows | $candidates | $counted | $((counted - seen)) | $(awk -v r="$rows" -v c="$counted" 'BEGIN { printf "%.4f", (c ? r / c : 0) }') |"
+echo "| redirects the clients received | stored clicks (segments) | of them rows of clicks | counted in click_counts | counted - received | stored / counted | analytics API after a restart: stored + unstored |"
+echo "|---|---|---|---|---|---|---|"
+echo "| $seen | $rows | $candidates | $counted | $((counted - seen)) | $(awk -v r="$rows" -v c="$counted" 'BEGIN { printf "%.4f", (c ? r / c : 0) }') | $api_stored + $api_unstored |"
 echo
 # The recorder logs failed batches, and every 10 seconds the clicks that
 # found its buffer full.
@@ -429,6 +450,10 @@ if [ -n "$METRICS_COMPARE" ]; then
     printf "The scrape after the run counts %d redirects (hoplink_redirects_total{outcome=\"redirect\"}).\n", redirects
   }'
 fi
+if [ "$api_stored" != "$rows" ] || [ "$((api_stored + api_unstored))" != "$counted" ]; then
+  echo "MISMATCH: the analytics API reports $api_stored stored and $api_unstored unstored clicks; the database holds $rows stored of $counted counted."
+  exit 1
+fi
 if [ "$counted" -lt "$seen" ]; then
   echo "LOST: $((seen - counted)) clicks of redirects the clients received were neither written nor counted."
   exit 1
@@ -436,7 +461,7 @@ elif [ "$((counted - seen))" -gt "$slack" ]; then
   echo "UNEXPECTED: $((counted - seen)) more clicks than redirects received (at most $slack answered after wrk stopped reading)."
   exit 1
 fi
-echo "OK: every redirect the clients received has its click; the $((counted - seen)) extra were answered after wrk stopped reading."
+echo "OK: every redirect the clients received has its click, and the analytics API reports each after a restart; the $((counted - seen)) extra were answered after wrk stopped reading."
 if [ "$rows" -lt "$counted" ]; then
   echo "UNSTORED: $((counted - rows)) clicks were counted without being stored (the buffer was full, or past the allowance)."
 fi
