@@ -313,8 +313,10 @@ func (p *Purger) Run(ctx context.Context) error {
 		case err != nil:
 			p.log.Warn("analytics: purge", "err", err)
 		}
+		// Not only deletions: a purge that only cleared IPs, compacted
+		// deleted links or folded days says so too.
 		if !res.Empty() {
-			p.log.Info("analytics: purged data older than retention", "clicks", res.ClicksDeleted,
+			p.log.Info("analytics: purge done", "clicks", res.ClicksDeleted,
 				"installs", res.InstallsDeleted, "attempts", res.AttemptsDeleted,
 				"unstored_quarter_hours", res.UnstoredDeleted, "ips_cleared", res.IPsCleared,
 				"install_ips_cleared", res.InstallIPsCleared, "segments", res.SegmentsDeleted,
