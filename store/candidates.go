@@ -144,8 +144,12 @@ type candidateIndex struct {
 	// transaction that wrote them instead of by rowid.
 	pg bool
 
-	// tailMu is held by the one goroutine that reads new rows or builds.
-	tailMu sync.Mutex
+	// tailMu is held by the one goroutine that reads new rows or builds
+	// (lockTail), as a one-slot channel: a match waits for it no longer
+	// than its deadline, while the index's own goroutine, whose reads have
+	// none, may hold it for the driver's read timeout (ten seconds) on a
+	// database that stops answering.
+	tailMu chan struct{}
 	// last is the rowid of the last row read and lastID its id (SQLite);
 	// xmax and xip are the last read's snapshot (PostgreSQL): the rows of
 	// transactions at or after xmax, or in xip (in progress then), are the
@@ -177,8 +181,21 @@ type candidateIndex struct {
 }
 
 func newCandidateIndex(s *Store) *candidateIndex {
-	return &candidateIndex{s: s, pg: s.Dialect() == "pg", keys: map[candidateKey][]candidate{}, firstBuilt: make(chan struct{})}
+	return &candidateIndex{s: s, pg: s.Dialect() == "pg", keys: map[candidateKey][]candidate{}, firstBuilt: make(chan struct{}),
+		tailMu: make(chan struct{}, 1)}
 }
+
+// lockTail takes tailMu, waiting no longer than ctx; unlockTail releases it.
+func (x *candidateIndex) lockTail(ctx context.Context) error {
+	select {
+	case x.tailMu <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (x *candidateIndex) unlockTail() { <-x.tailMu }
 
 // markFirstBuilt releases the reads waiting for the first build.
 func (x *candidateIndex) markFirstBuilt() {
@@ -317,8 +334,10 @@ func (x *candidateIndex) loop() {
 // repeatable-read transaction), through the (org_id, occurred_at) index.
 // What was written after those is the tail's.
 func (x *candidateIndex) build(ctx context.Context) error {
-	x.tailMu.Lock()
-	defer x.tailMu.Unlock()
+	if err := x.lockTail(ctx); err != nil {
+		return err
+	}
+	defer x.unlockTail()
 	x.mu.RLock()
 	from, done := x.want, x.ready || x.off
 	x.mu.RUnlock()
@@ -448,8 +467,10 @@ func parseSnapshot(snap string) (xmax uint64, xip []string, err error) {
 // click it held; when it does not, the index is marked out of date for the
 // goroutine to build again.
 func (x *candidateIndex) tail(ctx context.Context) error {
-	x.tailMu.Lock()
-	defer x.tailMu.Unlock()
+	if err := x.lockTail(ctx); err != nil {
+		return err
+	}
+	defer x.unlockTail()
 	x.mu.RLock()
 	ready, from := x.ready, x.from
 	x.mu.RUnlock()

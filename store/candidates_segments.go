@@ -195,8 +195,8 @@ func (x *candidateIndex) appendedSegments(segs []handedSegment) {
 	if x == nil || len(segs) == 0 {
 		return
 	}
-	x.tailMu.Lock()
-	defer x.tailMu.Unlock()
+	_ = x.lockTail(context.Background())
+	defer x.unlockTail()
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if !x.ready || segs[0].rowid != x.last+1 {

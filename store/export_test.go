@@ -153,8 +153,8 @@ func (s *Store) CandidateIndexBuilding() bool {
 // MoveCandidateSnapshot sets the xmax of the candidate index's last
 // snapshot on PostgreSQL, as if it had been read from another database.
 func (s *Store) MoveCandidateSnapshot(xmax uint64) {
-	s.candidates.tailMu.Lock()
-	defer s.candidates.tailMu.Unlock()
+	_ = s.candidates.lockTail(context.Background())
+	defer s.candidates.unlockTail()
 	s.candidates.xmax = xmax
 }
 

@@ -38,6 +38,9 @@ type Store struct {
 	stmts  map[string]*sql.Stmt
 	// texts are the queries of scanPrepared, by name.
 	texts map[string]string
+	// kept holds the queries of stmts on PostgreSQL (stmtConn); nil on
+	// SQLite.
+	kept *sync.Map
 	// subs caches which organizations take link.clicked and
 	// install.unattributed (webhook_events.go).
 	subs subscriberLists
@@ -102,6 +105,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	var (
 		db      *bun.DB
+		kept    *sync.Map
 		memory  bool
 		maxOpen = 4 * runtime.GOMAXPROCS(0)
 	)
@@ -113,7 +117,8 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		db = bun.NewDB(sql.OpenDB(connector), pgdialect.New())
+		kept = &sync.Map{}
+		db = bun.NewDB(sql.OpenDB(stmtConnector{Connector: connector, kept: kept}), pgdialect.New())
 	default:
 		memory = dsn == ":memory:"
 		sqldb, err := sql.Open("sqlite", sqliteDSN(dsn, memory))
@@ -130,7 +135,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	for _, h := range o.hooks {
 		db = db.WithQueryHook(h)
 	}
-	s := &Store{db: db, maxIdle: maxOpen}
+	s := &Store{db: db, maxIdle: maxOpen, kept: kept}
 	if memory {
 		keep, err := db.DB.Conn(ctx)
 		if err != nil {
@@ -240,12 +245,16 @@ func (s *Store) Close() error {
 // statements are planned once; bun sends every other query as text with
 // its values, planned each time. The cost is bun's query hooks, which do
 // not see prepared statements: they are kept for the few statements on a
-// hot path.
+// hot path. On PostgreSQL its connections (stmtConn) keep a statement
+// that fails on a stalled database from poisoning the pool.
 func (s *Store) preparedStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	s.stmtMu.Lock()
 	defer s.stmtMu.Unlock()
 	if st := s.stmts[query]; st != nil {
 		return st, nil
+	}
+	if s.kept != nil {
+		s.kept.Store(query, true)
 	}
 	st, err := s.db.DB.PrepareContext(ctx, query)
 	if err != nil {
@@ -264,11 +273,14 @@ func (s *Store) preparedStmt(ctx context.Context, query string) (*sql.Stmt, erro
 // when there is none. The text is made once per name, which must name one
 // query.
 //
-// On PostgreSQL the query is built with args and sent as text: a prepared
-// statement of the driver whose execution times out (a database that
-// stops answering) leaves its connection in the pool, not marked bad as a
-// text query's is, and the next request on it waited for the driver's own
-// timeouts, 20 seconds, where the caller's deadline was 200 ms.
+// On PostgreSQL the query is built with args and sent as text: as a
+// prepared statement of the driver, a statement whose execution timed out
+// (a database that stops answering) left its connection in the pool, not
+// marked bad as a text query's is, and the next request on it waited for
+// the driver's own timeouts, 20 seconds, where the caller's deadline was
+// 200 ms. The store's connections (stmtConn) now discard such a
+// connection; whether these reads gain from being prepared again has not
+// been measured.
 func (s *Store) scanPrepared(ctx context.Context, name string, build func(ph []any) *bun.SelectQuery, args []any, dest ...any) error {
 	if s.db.Dialect().Name() == dialect.PG {
 		return build(args).Scan(ctx, dest...)

@@ -330,17 +330,24 @@ func TestClosedStoreIsUnavailable(t *testing.T) {
 	})
 }
 
-func TestUnreachablePostgresIsUnavailable(t *testing.T) {
-	t.Parallel()
+// openBehindProxy opens a migrated store on PostgreSQL through a proxy
+// that the test can cut or stall, and returns the proxy's DSN too.
+func openBehindProxy(t *testing.T) (*store.Store, *storetest.TCPProxy, *url.URL) {
+	t.Helper()
 	dsn, err := url.Parse(storetest.PostgresDSN(t))
 	require.NoError(t, err)
 	proxy := storetest.NewTCPProxy(t, dsn.Host)
 	dsn.Host = proxy.Addr()
-
 	s, err := store.Open(t.Context(), dsn.String())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
 	require.NoError(t, s.Migrate(t.Context()))
+	return s, proxy, dsn
+}
+
+func TestUnreachablePostgresIsUnavailable(t *testing.T) {
+	t.Parallel()
+	s, proxy, dsn := openBehindProxy(t)
 	// Fill the pool with idle connections, all of which the cut breaks.
 	var txs []bun.Tx
 	for range 4 {
@@ -353,7 +360,7 @@ func TestUnreachablePostgresIsUnavailable(t *testing.T) {
 	}
 
 	proxy.Stop()
-	_, err = s.CountOrganizations(t.Context())
+	_, err := s.CountOrganizations(t.Context())
 	assert.ErrorIs(t, err, errcode.ErrUnavailable, "query on a cut connection")
 	_, err = store.Open(t.Context(), dsn.String())
 	assert.ErrorIs(t, err, errcode.ErrUnavailable, "open on a refused connection")

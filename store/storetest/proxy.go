@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -12,7 +11,10 @@ import (
 
 // TCPProxy forwards TCP connections from a local address to a target, and
 // can be stopped and started again on the same address: tests use it to make
-// a database (or any TCP service) unreachable and then reachable again.
+// a database (or any TCP service) unreachable and then reachable again. It
+// can also be stalled: it then holds what it reads, in either direction,
+// until it is resumed, as a network path that drops everything for a while
+// or a frozen server.
 type TCPProxy struct {
 	t      testing.TB
 	target string
@@ -22,6 +24,9 @@ type TCPProxy struct {
 	ln    net.Listener // nil while stopped
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
+	// resume is closed when a stall ends; nil while the proxy is not
+	// stalled.
+	resume chan struct{}
 }
 
 // NewTCPProxy starts a proxy on 127.0.0.1 (on a free port) that forwards
@@ -68,8 +73,46 @@ func (p *TCPProxy) Stop() {
 		_ = c.Close()
 	}
 	clear(p.conns)
+	if p.resume != nil {
+		close(p.resume)
+		p.resume = nil
+	}
 	p.mu.Unlock()
 	p.wg.Wait()
+}
+
+// Stall holds every byte the proxy reads from then on, in either
+// direction, and every new connection before it reaches the target, until
+// Resume: connections stay open and writes to them succeed, but nothing
+// is answered. It does nothing if the proxy is stalled.
+func (p *TCPProxy) Stall() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.resume == nil {
+		p.resume = make(chan struct{})
+	}
+}
+
+// Resume ends a stall: what the proxy held is forwarded, in order, and
+// forwarding goes on. It does nothing if the proxy is not stalled; Stop
+// resumes too.
+func (p *TCPProxy) Resume() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.resume != nil {
+		close(p.resume)
+		p.resume = nil
+	}
+}
+
+// waitStall returns once the proxy is not stalled.
+func (p *TCPProxy) waitStall() {
+	p.mu.Lock()
+	ch := p.resume
+	p.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
 }
 
 func (p *TCPProxy) serve(ln net.Listener) {
@@ -88,27 +131,53 @@ func (p *TCPProxy) serve(ln net.Listener) {
 // either side ends or the proxy stops.
 func (p *TCPProxy) forward(ln net.Listener, client net.Conn) {
 	defer p.wg.Done()
+	defer client.Close()
+	if !p.track(ln, client) {
+		return
+	}
+	defer p.untrack(client)
+	p.waitStall() // a connection made while stalled waits, accepted
 	upstream, err := net.DialTimeout("tcp", p.target, 5*time.Second)
 	if err != nil {
-		_ = client.Close()
 		return
 	}
-	if !p.track(ln, client, upstream) {
-		_ = client.Close()
-		_ = upstream.Close()
+	defer upstream.Close()
+	if !p.track(ln, upstream) {
 		return
 	}
+	defer p.untrack(upstream)
 	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(upstream, client); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(client, upstream); done <- struct{}{} }()
+	go func() { p.copy(upstream, client); done <- struct{}{} }()
+	go func() { p.copy(client, upstream); done <- struct{}{} }()
 	<-done
 	_ = client.Close()
 	_ = upstream.Close()
 	<-done
+}
+
+// copy copies from src to dst until either fails, holding what it read
+// while the proxy is stalled.
+func (p *TCPProxy) copy(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.waitStall()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// untrack forgets c, closed.
+func (p *TCPProxy) untrack(c net.Conn) {
 	p.mu.Lock()
-	delete(p.conns, client)
-	delete(p.conns, upstream)
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	delete(p.conns, c)
 }
 
 // track records the connections of ln, unless ln has been stopped since.
